@@ -1,0 +1,157 @@
+"""Local-backend benchmark: reset, step overhead (vs the OSWorld way), screenshots, memory, 4 envs.
+
+Run: ``.venv/bin/python bench/bench_local.py [--resets 20] [--steps 200]``. Everything is measured
+side by side in one run on this machine and printed as one table; ratios compare like with like.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from memory import session_pss_mib  # noqa: E402
+
+from desktop_gym import DesktopEnv  # noqa: E402
+
+CALC_TASK = "starter.calc_fill_totals"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def timed(call: Callable[[], object], repeat: int) -> list[float]:
+    seconds = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
+def row(table: list[tuple[str, str, str]], name: str, value: str, note: str = "") -> None:
+    table.append((name, value, note))
+    print(f"  {name:<46} {value:>14}  {note}", flush=True)
+
+
+def bench_resets(table, resets: int) -> DesktopEnv:
+    env = DesktopEnv(task_id=CALC_TASK, observation=("screenshot",), settle_timeout=0)
+    env.reset(seed=0)  # the first reset starts the desktop and builds the profile template
+    seconds = [env.reset(seed=seed)[1]["reset_seconds"] for seed in range(1, resets + 1)]
+    row(table, "reset Calc task p50", f"{percentile(seconds, 50) * 1000:.0f} ms", "target < 1000 ms")
+    row(table, "reset Calc task p95", f"{percentile(seconds, 95) * 1000:.0f} ms", f"n={resets}")
+    return env
+
+
+def bench_steps(table, env: DesktopEnv, steps: int) -> None:
+    client = env.client
+    display = client.ping()["display"]
+    positions = iter([300 + (i % 40) * 10 for i in range(steps)])
+
+    def guest_step() -> None:
+        client.click(next(positions), 400)
+        client.screenshot()
+
+    ours = timed(guest_step, steps)
+    env_steps = timed(lambda: env.step("click(coordinates=[640, 400])"), min(steps, env._step_budget() - 1))
+    row(table, "step: XTEST click + screenshot p50", f"{percentile(ours, 50) * 1000:.2f} ms", "target < 10 ms")
+    row(table, "step: DesktopEnv.step (parse+act+obs) p50", f"{percentile(env_steps, 50) * 1000:.2f} ms", "settle off")
+    environment = dict(os.environ, DISPLAY=display)
+    if shutil.which("xdotool"):
+        xdotool = timed(
+            lambda: subprocess.run(["xdotool", "mousemove", "640", "400", "click", "1"], env=environment, check=True),
+            max(10, steps // 10),
+        )
+        ratio = percentile(xdotool, 50) / percentile(ours, 50)
+        row(
+            table,
+            "OSWorld-style: xdotool process per action p50",
+            f"{percentile(xdotool, 50) * 1000:.1f} ms",
+            f"{ratio:.0f}x slower",
+        )
+    code = "import pyautogui; pyautogui.FAILSAFE = False; pyautogui.click(640, 400)"
+    try:
+        pyautogui = timed(
+            lambda: subprocess.run([sys.executable, "-c", code], env=environment, check=True, capture_output=True),
+            max(5, steps // 20),
+        )
+        ratio = percentile(pyautogui, 50) / percentile(ours, 50)
+        row(
+            table,
+            "OSWorld-style: python+pyautogui per action p50",
+            f"{percentile(pyautogui, 50) * 1000:.0f} ms",
+            f"{ratio:.0f}x slower",
+        )
+    except subprocess.CalledProcessError as error:
+        row(table, "OSWorld-style: python+pyautogui per action", "n/a", error.stderr.decode()[-80:].strip())
+
+
+def bench_screenshots(table, env: DesktopEnv) -> None:
+    client = env.client
+    raw = timed(client.screenshot, 100)
+    png = timed(lambda: client.screenshot_encoded("png"), 20)
+    jpeg = timed(lambda: client.screenshot_encoded("jpeg"), 20)
+    row(table, "screenshot raw 1280x720 via guest p50", f"{percentile(raw, 50) * 1000:.2f} ms", "numpy RGB")
+    row(table, "screenshot PNG via guest p50", f"{percentile(png, 50) * 1000:.1f} ms", "level 1")
+    row(table, "screenshot JPEG via guest p50", f"{percentile(jpeg, 50) * 1000:.1f} ms", "quality 80")
+
+
+def bench_memory(table, env: DesktopEnv) -> None:
+    mib = session_pss_mib(env.unwrapped._handle)
+    row(table, "PSS per env (desktop + guest + Calc)", f"{mib:.0f} MiB", "target < 250 MiB")
+
+
+def bench_four_envs(table) -> None:
+    envs = [DesktopEnv(task_id=CALC_TASK, observation=("screenshot",), settle_timeout=0) for _ in range(4)]
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda e: e.reset(seed=0), envs))
+            started = time.perf_counter()
+            infos = list(pool.map(lambda e: e.reset(seed=1)[1], envs))
+            wall = time.perf_counter() - started
+        per_env = [info["reset_seconds"] for info in infos]
+        memory = [session_pss_mib(env.unwrapped._handle) for env in envs]
+        row(
+            table,
+            "4 envs: concurrent Calc resets, wall",
+            f"{wall * 1000:.0f} ms",
+            f"each p50 {statistics.median(per_env) * 1000:.0f} ms",
+        )
+        row(table, "4 envs: PSS per env", f"{statistics.mean(memory):.0f} MiB", f"total {sum(memory):.0f} MiB")
+    finally:
+        for env in envs:
+            env.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--resets", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=200)
+    args = parser.parse_args()
+    table: list[tuple[str, str, str]] = []
+    print(f"desktop-gym local backend benchmark ({os.cpu_count()} cores)")
+    env = bench_resets(table, args.resets)
+    try:
+        env.reset(seed=0)
+        bench_memory(table, env)
+        bench_screenshots(table, env)
+        bench_steps(table, env, args.steps)
+    finally:
+        env.close()
+    bench_four_envs(table)
+
+
+if __name__ == "__main__":
+    main()

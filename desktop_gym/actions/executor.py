@@ -1,0 +1,251 @@
+"""Executing typed actions through the guest client.
+
+:func:`execute` maps one canonical action onto :class:`~desktop_gym.guest.client.GuestClient`
+calls and reports an :class:`ActionOutcome`. Errors the agent caused (a coordinate off the
+screen, an unknown key the guest refuses, an app that fails to start) come back as
+``ActionOutcome.error`` so the agent can read them; they are never raised. (A desktop that
+stopped answering also shows up here; the env detects the crash itself.)
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from desktop_gym.actions.spec import NORMALIZED_MAX
+from desktop_gym.actions.types import (
+    Action,
+    ActionOutcome,
+    ApiCall,
+    Click,
+    Done,
+    Drag,
+    Exit,
+    Fail,
+    Hotkey,
+    KeyDown,
+    KeyUp,
+    MouseDown,
+    MouseUp,
+    MoveTo,
+    OpenApp,
+    Press,
+    Quote,
+    Scroll,
+    SwitchWindow,
+    TypeText,
+    Wait,
+)
+from desktop_gym.guest.types import GuestError
+
+if TYPE_CHECKING:
+    from desktop_gym.guest.client import GuestClient
+
+MAX_WAIT_SECONDS = 5.0
+
+APP_ALIASES = {
+    "calc": "calc",
+    "libreoffice calc": "calc",
+    "libreoffice-calc": "calc",
+    "localc": "calc",
+    "spreadsheet": "calc",
+    "excel": "calc",
+    "scalc": "calc",
+    "writer": "writer",
+    "libreoffice writer": "writer",
+    "libreoffice-writer": "writer",
+    "lowriter": "writer",
+    "word": "writer",
+    "word processor": "writer",
+    "document": "writer",
+    "swriter": "writer",
+    "impress": "impress",
+    "libreoffice impress": "impress",
+    "libreoffice-impress": "impress",
+    "loimpress": "impress",
+    "powerpoint": "impress",
+    "presentation": "impress",
+    "slides": "impress",
+    "simpress": "impress",
+    "terminal": "terminal",
+    "xterm": "terminal",
+    "shell": "terminal",
+    "console": "terminal",
+    "gnome-terminal": "terminal",
+    "gnome terminal": "terminal",
+    "bash": "terminal",
+    "editor": "editor",
+    "text editor": "editor",
+    "texteditor": "editor",
+    "gedit": "editor",
+    "mousepad": "editor",
+    "notepad": "editor",
+    "text-editor": "editor",
+}
+"""What agents call an app -> the guest's app name (see ``GuestClient.launch_app``)."""
+
+
+class CoordinateError(ValueError):
+    """A coordinate lies outside the screen (or outside 0-1000 when normalized)."""
+
+
+def resolve_app_name(app_name: str) -> str:
+    """Map an agent's app name to the guest's (``"LibreOffice Calc"`` -> ``"calc"``).
+
+    Unknown names pass through lower-cased, so the guest's error names the app it does not know.
+    """
+    folded = re.sub(r"\s+", " ", app_name.strip().lower())
+    return APP_ALIASES.get(folded, folded)
+
+
+def to_pixel(value: float, normalized: bool, size: int, axis: str, screen_size: tuple[int, int]) -> int:
+    """Resolve one coordinate to a pixel on an axis of ``size`` pixels.
+
+    Normalized values are scaled from 0-1000. Results are rounded and clamped to the last pixel,
+    so ``1000`` (normalized) or ``width`` (pixels) land on the edge; anything further is an error.
+
+    Raises:
+        CoordinateError: The value is off the screen; the message names it and the screen size.
+    """
+    width, height = screen_size
+    limit = NORMALIZED_MAX if normalized else size
+    if not 0 <= value <= limit:
+        scale = f"the normalized 0-{NORMALIZED_MAX} range" if normalized else "the screen"
+        raise CoordinateError(f"{axis}={value:g} is outside {scale} ({width}x{height} pixels)")
+    pixel = round(value * size / NORMALIZED_MAX) if normalized else round(value)
+    return min(max(pixel, 0), size - 1)
+
+
+def resolve_point(
+    x: float | None, y: float | None, normalized: bool, screen_size: tuple[int, int]
+) -> tuple[int | None, int | None]:
+    """Resolve an (x, y) pair to pixels; ``(None, None)`` (the pointer's position) stays as is.
+
+    Raises:
+        CoordinateError: A coordinate is off the screen.
+    """
+    if x is None or y is None:
+        return None, None
+    width, height = screen_size
+    return (
+        to_pixel(x, normalized, width, "x", screen_size),
+        to_pixel(y, normalized, height, "y", screen_size),
+    )
+
+
+def action_name(action: Action) -> str:
+    """The name errors are prefixed with: ``click``, ``type_text``, ``CalcTools.set_cell_value``."""
+    if isinstance(action, ApiCall):
+        return f"{action.app_class}.{action.method}"
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(action).__name__).lower()
+
+
+def execute(
+    action: Action,
+    client: GuestClient,
+    screen_size: tuple[int, int],
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ActionOutcome:
+    """Perform one typed action on the desktop.
+
+    Args:
+        action: The action (as parsed by :class:`~desktop_gym.actions.ActionSet`).
+        client: The guest client of the desktop.
+        screen_size: ``(width, height)`` in pixels, to resolve and check coordinates.
+        sleep: How ``Wait`` pauses (injectable for tests).
+
+    Returns:
+        The outcome; ``error`` is set (prefixed by the action name) when the action failed.
+    """
+    name = action_name(action)
+    try:
+        return _perform(action, client, screen_size, sleep)
+    except (GuestError, CoordinateError) as exc:
+        return ActionOutcome(error=f"{name}: {exc}")
+
+
+def _perform(
+    action: Action, client: GuestClient, screen: tuple[int, int], sleep: Callable[[float], None]
+) -> ActionOutcome:
+    if isinstance(action, MoveTo):
+        x, y = resolve_point(action.x, action.y, action.normalized, screen)
+        client.move(x, y)
+    elif isinstance(action, Click):
+        x, y = resolve_point(action.x, action.y, action.normalized, screen)
+        client.click(x, y, button=action.button, count=action.num_clicks)
+    elif isinstance(action, MouseDown):
+        x, y = resolve_point(action.x, action.y, action.normalized, screen)
+        client.mouse_down(x, y, button=action.button)
+    elif isinstance(action, MouseUp):
+        x, y = resolve_point(action.x, action.y, action.normalized, screen)
+        client.mouse_up(x, y, button=action.button)
+    elif isinstance(action, Drag):
+        _drag(action, client, screen)
+    elif isinstance(action, Scroll):
+        x, y = resolve_point(action.x, action.y, action.normalized, screen)
+        client.scroll(x, y, dx=action.dx, dy=action.dy)
+    elif isinstance(action, TypeText):
+        _type_text(action, client, screen)
+    elif isinstance(action, KeyDown):
+        client.key_down(action.key)
+    elif isinstance(action, KeyUp):
+        client.key_up(action.key)
+    elif isinstance(action, Press):
+        client.press(action.key, presses=action.presses)
+    elif isinstance(action, Hotkey):
+        client.hotkey(list(action.keys))
+    elif isinstance(action, OpenApp):
+        info = client.launch_app(resolve_app_name(action.app_name))
+        window = f" (window {info.window_id})" if info.window_id is not None else ""
+        return ActionOutcome(result=f"opened {info.app}{window}")
+    elif isinstance(action, SwitchWindow):
+        client.activate_window(action.window_id)
+    elif isinstance(action, Quote):
+        return ActionOutcome(result=action.content)
+    elif isinstance(action, Wait):
+        # A pacing delay the agent asked for (the desktop is not polled for anything).
+        sleep(min(max(action.seconds, 0.0), MAX_WAIT_SECONDS))
+    elif isinstance(action, Done | Fail | Exit):
+        success = isinstance(action, Done) or (isinstance(action, Exit) and action.success)
+        return ActionOutcome(terminal=True, success=success)
+    elif isinstance(action, ApiCall):
+        return _api_call(action)
+    else:
+        raise TypeError(f"cannot execute {action!r}: not a typed action (parse it with ActionSet first)")
+    return ActionOutcome()
+
+
+def _drag(action: Drag, client: GuestClient, screen: tuple[int, int]) -> None:
+    x2, y2 = resolve_point(action.x, action.y, action.normalized, screen)
+    assert x2 is not None and y2 is not None
+    if action.from_x is None or action.from_y is None:
+        client.mouse_down(None, None, button=action.button)
+        client.move(x2, y2)
+        client.mouse_up(x2, y2, button=action.button)
+        return
+    x1, y1 = resolve_point(action.from_x, action.from_y, action.normalized, screen)
+    assert x1 is not None and y1 is not None
+    client.drag(x1, y1, x2, y2, button=action.button)
+
+
+def _type_text(action: TypeText, client: GuestClient, screen: tuple[int, int]) -> None:
+    if action.x is not None and action.y is not None:
+        x, y = resolve_point(action.x, action.y, action.normalized, screen)
+        client.click(x, y)
+    if action.overwrite:
+        client.hotkey(["ctrl", "a"])
+    if action.text:
+        client.type_text(action.text)
+    if action.enter:
+        client.press("enter")
+
+
+def _api_call(action: ApiCall) -> ActionOutcome:
+    # The guest's API dispatcher (client.call_api) lands in a later issue; until then the agent
+    # is told plainly instead of the call hanging on an unimplemented RPC.
+    return ActionOutcome(
+        error=f"{action_name(action)}: API actions are not available in this desktop yet; use GUI actions"
+    )

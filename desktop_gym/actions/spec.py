@@ -1,0 +1,306 @@
+"""Action specs: one typed function per agent-facing action, the single source of truth.
+
+A spec is a plain function with type hints and a Google docstring, registered with
+:func:`action`. From it come the argument checking done by the parser, the prompt line
+(:meth:`ActionSpec.signature`) and the OpenAI function-calling schema
+(:meth:`ActionSpec.tool_schema`), so the prompt, the schema and the parser cannot drift apart.
+The function's first parameter is a :class:`ParseContext`; the others are what the agent passes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, get_args, get_type_hints
+
+from desktop_gym.actions.arg_types import ArgumentError, Point, check_value, json_schema, type_text
+from desktop_gym.actions.types import Action, ActionParseError
+
+__all__ = [
+    "NORMALIZED_MAX",
+    "STYLES",
+    "ActionSpec",
+    "ArgumentError",
+    "ParseContext",
+    "Point",
+    "action",
+    "registered_specs",
+]
+
+STYLES = ("computerrl", "computer_13", "pyautogui")
+NORMALIZED_MAX = 1000
+
+_REQUIRED = inspect.Parameter.empty
+_REGISTRY: list[ActionSpec] = []
+
+
+@dataclass(frozen=True)
+class ParseContext:
+    """What a spec needs to know about the action set it is parsed for.
+
+    Attributes:
+        normalized: Coordinates are on the 0-1000 scale instead of screen pixels.
+    """
+
+    normalized: bool = False
+
+    def coordinate(self, name: str, value: float) -> float:
+        """Check one coordinate against the coordinate mode; the screen size is checked at execution."""
+        if value < 0:
+            raise ArgumentError(f"{name} must not be negative, got {value:g}")
+        if self.normalized and value > NORMALIZED_MAX:
+            raise ArgumentError(f"{name}={value:g} is outside the normalized 0-{NORMALIZED_MAX} range")
+        return value
+
+    def point(self, name: str, value: Point) -> tuple[float, float]:
+        """Check an ``[x, y]`` pair (already type-checked) against the coordinate mode."""
+        x, y = value
+        if x < 0 or y < 0:
+            raise ArgumentError(f"{name} must not be negative, got [{x:g}, {y:g}]")
+        if self.normalized and (x > NORMALIZED_MAX or y > NORMALIZED_MAX):
+            raise ArgumentError(f"{name} [{x:g}, {y:g}] is outside the normalized 0-{NORMALIZED_MAX} range")
+        return x, y
+
+    def optional_xy(self, x: float | None, y: float | None) -> tuple[float | None, float | None]:
+        """Check an optional ``x``/``y`` pair: both or neither."""
+        if (x is None) != (y is None):
+            raise ArgumentError("give both x and y, or neither (to act where the pointer is)")
+        if x is None or y is None:
+            return None, None
+        return self.coordinate("x", x), self.coordinate("y", y)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One agent-facing argument of a spec."""
+
+    name: str
+    annotation: Any
+    default: Any
+    doc: str
+    variadic: bool = False
+    keyword_only: bool = False
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """An agent-facing action: name, styles, parameters, one-line doc, and how to build it.
+
+    Attributes:
+        name: The name as written in Python syntax (``"click"``, ``"CLICK"``, ``"pyautogui.click"``).
+        styles: Which vocabularies offer it (subset of :data:`STYLES`).
+        params: The agent-facing parameters, in order.
+        summary: The docstring's first line.
+        aliases: Other names that call it (``"move_to"`` for ``"MOVE_TO"``).
+        build: The spec function; takes a :class:`ParseContext` and the checked arguments.
+    """
+
+    name: str
+    styles: frozenset[str]
+    params: tuple[Param, ...]
+    summary: str
+    aliases: tuple[str, ...]
+    build: Callable[..., Action | list[Action]]
+
+    @property
+    def tool_name(self) -> str:
+        """The name in tool schemas (OpenAI names allow no dots)."""
+        return self.name.replace(".", "_")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name that calls this spec."""
+        return tuple(dict.fromkeys((self.name, self.tool_name, *self.aliases)))
+
+    def signature(self) -> str:
+        """The prompt line, e.g. ``click(coordinates: [x, y], num_clicks: int = 1)``."""
+        parts = []
+        for param in self.params:
+            if param.variadic:
+                parts.append(f"*{param.name}: {type_text(get_args(param.annotation)[0])}")
+                continue
+            text = f"{param.name}: {type_text(param.annotation)}"
+            if not param.required:
+                text += f" = {param.default!r}"
+            parts.append(text)
+        return f"{self.name}({', '.join(parts)})"
+
+    def tool_schema(self) -> dict[str, Any]:
+        """The OpenAI function-calling schema of this action."""
+        properties: dict[str, Any] = {}
+        for param in self.params:
+            schema = json_schema(param.annotation)
+            if param.doc:
+                schema["description"] = param.doc
+            if not param.required and param.default is not None:
+                schema["default"] = param.default
+            properties[param.name] = schema
+        return {
+            "type": "function",
+            "function": {
+                "name": self.tool_name,
+                "description": self.summary,
+                "parameters": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": [p.name for p in self.params if p.required],
+                    "additionalProperties": False,
+                },
+            },
+        }
+
+    def accepts_keywords(self, keywords: Iterable[str]) -> bool:
+        """Whether every keyword is one of this spec's parameter names."""
+        known = {p.name for p in self.params}
+        return all(k in known for k in keywords)
+
+    def bind(self, called_as: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Match positional and keyword arguments to parameters and check their types.
+
+        Args:
+            called_as: The name the agent used, for messages.
+            args: Positional argument values.
+            kwargs: Keyword argument values.
+
+        Returns:
+            Checked, converted values for every parameter (defaults filled in).
+
+        Raises:
+            ActionParseError: Too many, unknown, duplicate, missing or ill-typed arguments.
+        """
+        positional = [p for p in self.params if not p.variadic and not p.keyword_only]
+        variadic = next((p for p in self.params if p.variadic), None)
+        if len(args) > len(positional) and variadic is None:
+            raise ActionParseError(
+                f"{called_as}() takes at most {len(positional)} positional argument"
+                f"{'' if len(positional) == 1 else 's'}, got {len(args)}"
+            )
+        values: dict[str, Any] = {p.name: v for p, v in zip(positional, args, strict=False)}
+        if variadic is not None and len(args) > len(positional):
+            values[variadic.name] = list(args[len(positional) :])
+        by_name = {p.name: p for p in self.params}
+        for key, value in kwargs.items():
+            if key not in by_name:
+                close = difflib.get_close_matches(key, list(by_name), n=1, cutoff=0.5)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                known = ", ".join(by_name) or "none"
+                raise ActionParseError(
+                    f"{called_as}() got an unexpected argument {key!r}{hint}; its arguments are: {known}"
+                )
+            if key in values:
+                raise ActionParseError(f"{called_as}() got multiple values for argument {key!r}")
+            values[key] = value
+        checked: dict[str, Any] = {}
+        for param in self.params:
+            if param.name not in values:
+                if param.required:
+                    raise ActionParseError(f"{called_as}() missing required argument {param.name!r}")
+                checked[param.name] = param.default
+                continue
+            try:
+                checked[param.name] = check_value(param.annotation, values[param.name], param.name)
+            except ArgumentError as exc:
+                raise ActionParseError(f"{called_as}(): {exc}") from None
+        return checked
+
+    def make(self, ctx: ParseContext, called_as: str, args: list[Any], kwargs: dict[str, Any]) -> list[Action]:
+        """Bind the arguments and build the typed actions."""
+        checked = self.bind(called_as, args, kwargs)
+        variadic = [checked.pop(p.name) for p in self.params if p.variadic]
+        try:
+            built = self.build(ctx, *(variadic[0] if variadic else ()), **checked)
+        except ArgumentError as exc:
+            raise ActionParseError(f"{called_as}(): {exc}") from None
+        return list(built) if isinstance(built, list) else [built]
+
+
+def action(
+    name: str | None = None, *, styles: Iterable[str], aliases: Iterable[str] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a spec function as an agent-facing action.
+
+    Args:
+        name: The action's name; defaults to the function's name.
+        styles: Vocabularies that offer it (see :data:`STYLES`).
+        aliases: Other names that call it.
+
+    Returns:
+        A decorator that registers the function and returns it unchanged.
+    """
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        spec = spec_from_function(func, name or func.__name__, styles, aliases)
+        _REGISTRY.append(spec)
+        return func
+
+    return register
+
+
+def registered_specs() -> tuple[ActionSpec, ...]:
+    """Every registered spec, ordered by style (as in :data:`STYLES`), then by registration.
+
+    The order is the preference order when two styles share a name.
+    """
+    return tuple(sorted(_REGISTRY, key=lambda spec: min(STYLES.index(s) for s in spec.styles)))
+
+
+def spec_from_function(
+    func: Callable[..., Any], name: str, styles: Iterable[str], aliases: Iterable[str]
+) -> ActionSpec:
+    """Build an :class:`ActionSpec` from a typed spec function and its docstring."""
+    unknown = set(styles) - set(STYLES)
+    if unknown:
+        raise ValueError(f"action {name!r}: unknown styles {sorted(unknown)}; known: {STYLES}")
+    hints = get_type_hints(func)
+    summary, arg_docs = _parse_docstring(inspect.getdoc(func) or "")
+    if not summary:
+        raise ValueError(f"action {name!r}: the spec function {func.__qualname__} needs a docstring")
+    params = []
+    for param in list(inspect.signature(func).parameters.values())[1:]:
+        if param.name not in hints:
+            raise ValueError(f"action {name!r}: parameter {param.name!r} has no type hint")
+        annotation = hints[param.name]
+        variadic = param.kind is inspect.Parameter.VAR_POSITIONAL
+        if variadic:
+            annotation = list[annotation]  # type: ignore[valid-type]
+        params.append(
+            Param(
+                name=param.name,
+                annotation=annotation,
+                default=param.default,
+                doc=arg_docs.get(param.name, ""),
+                variadic=variadic,
+                keyword_only=param.kind is inspect.Parameter.KEYWORD_ONLY,
+            )
+        )
+    return ActionSpec(name, frozenset(styles), tuple(params), summary, tuple(aliases), func)
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Return the first line and the ``Args:`` descriptions of a Google-style docstring."""
+    lines = doc.splitlines()
+    summary = lines[0].strip() if lines else ""
+    args: dict[str, str] = {}
+    in_args = False
+    current = None
+    for line in lines[1:]:
+        if line.strip() in ("Args:", "Arguments:"):
+            in_args = True
+            continue
+        if in_args:
+            match = re.match(r"^\s{2,}\*{0,2}(\w+)(?: \(.*?\))?:\s*(.*)$", line)
+            if match and (len(line) - len(line.lstrip())) <= 4:
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif line.strip() and current and line.startswith(" "):
+                args[current] = f"{args[current]} {line.strip()}"
+            elif line.strip() and not line.startswith(" "):
+                in_args = False
+    return summary, args

@@ -1,0 +1,373 @@
+"""The embedded default backend: a desktop made of local processes.
+
+One session = ``Xvfb`` + ``openbox`` + a private ``dbus-daemon`` + the guest agent, kept alive
+across episodes. Every process of the session carries ``DESKTOP_GYM_SESSION=<id>`` in its
+environment, and so does everything they spawn (dbus-activated at-spi daemons, soffice.bin, ...),
+so ``close`` can find and kill all of it, not only the processes it started itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from ..guest.client import GuestClient
+from ..guest.types import GuestError
+from .base import Backend, BackendError, DesktopHandle
+
+SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
+POLL_INTERVAL = 0.01
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+# Variables of the caller's own desktop that must not leak into ours.
+HOST_SESSION_VARIABLES = (
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "XDG_RUNTIME_DIR",
+    "XDG_SESSION_ID",
+    "NO_AT_BRIDGE",
+    "AT_SPI_BUS_ADDRESS",
+)
+
+
+def _read_line(fd: int, deadline: float, what: str) -> str:
+    """Read one line from ``fd`` before ``deadline`` (the readiness signal of Xvfb and dbus)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(f"timed out waiting for {what}")
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if not ready:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            raise BackendError(f"{what}: the process closed its output without writing it")
+        data += chunk
+    return data.decode().strip()
+
+
+def processes_with_marker(session_id: str) -> list[int]:
+    """Pids of live processes whose environment carries ``DESKTOP_GYM_SESSION=<session_id>``."""
+    needle = f"{SESSION_ENV_MARKER}={session_id}".encode()
+    pids = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = Path(entry.path, "environ").read_bytes()
+        except OSError:
+            continue  # gone, or another user's process
+        if needle in environ.split(b"\0"):
+            pids.append(int(entry.name))
+    return pids
+
+
+class LocalBackend(Backend):
+    """A desktop session made of local processes.
+
+    Args:
+        width: Screen width in pixels.
+        height: Screen height in pixels.
+        workdir: Folder for the session (home/, the guest socket, logs/). ``None`` = a fresh temporary
+            folder, removed at ``close``.
+        startup_timeout: Seconds allowed for each component to become ready.
+        python: Interpreter for the guest agent (default: this one).
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        width: int = 1280,
+        height: int = 720,
+        workdir: str | Path | None = None,
+        startup_timeout: float = 30.0,
+        python: str = sys.executable,
+    ) -> None:
+        self.width = width
+        self.height = height
+        self.startup_timeout = startup_timeout
+        self.python = python
+        self._requested_workdir = Path(workdir) if workdir is not None else None
+        self._procs: dict[str, subprocess.Popen] = {}
+        self._dbus_stdout: int | None = None
+        self._handle: DesktopHandle | None = None
+        self.session_id: str | None = None
+        self.workdir: Path | None = None
+        self.display: str | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> DesktopHandle:
+        """Start the session (or return the running one) once its guest answers.
+
+        Raises:
+            BackendError: a component failed to start (its log tail is in the message).
+            TimeoutError: a component did not become ready within ``startup_timeout``.
+        """
+        if self._handle is not None:
+            if self.is_alive():
+                return self._handle
+            self.close()
+        self.session_id = uuid.uuid4().hex
+        if self._requested_workdir is not None:
+            self.workdir = self._requested_workdir / f"session-{self.session_id[:8]}"
+            self.workdir.mkdir(parents=True)
+        else:
+            self.workdir = Path(tempfile.mkdtemp(prefix="desktop-gym-"))
+        atexit.register(self.close)
+        try:
+            self._handle = self._start_components()
+        except BaseException:
+            self.close()
+            raise
+        return self._handle
+
+    def _start_components(self) -> DesktopHandle:
+        assert self.workdir is not None and self.session_id is not None
+        home, logs, runtime = self.workdir / "home", self.workdir / "logs", self.workdir / "run"
+        for folder in (home, logs, runtime):
+            folder.mkdir(mode=0o700)
+        env = {k: v for k, v in os.environ.items() if k not in HOST_SESSION_VARIABLES}
+        user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        env.setdefault("DESKTOP_GYM_CACHE", str(Path(user_cache) / "desktop-gym"))
+        env.update(
+            {
+                SESSION_ENV_MARKER: self.session_id,
+                "HOME": str(home),
+                "XDG_RUNTIME_DIR": str(runtime),
+                "SAL_USE_VCLPLUGIN": "gtk3",
+                "ACCESSIBILITY_ENABLED": "1",
+            }
+        )
+        env.setdefault("LANG", "C.UTF-8")
+        deadline = lambda: time.monotonic() + self.startup_timeout  # noqa: E731
+
+        self.display = self._start_xvfb(env, logs, deadline())
+        env["DISPLAY"] = self.display
+        env["DBUS_SESSION_BUS_ADDRESS"] = self._start_dbus(env, logs, deadline())
+        self._spawn("openbox", ["openbox", "--sm-disable"], env, logs)
+        self._wait_for_window_manager(deadline())
+
+        token = secrets.token_hex(16)
+        token_file = self.workdir / "token"
+        token_file.touch(mode=0o600)
+        token_file.write_text(token)
+        socket_path = self.workdir / "guest.sock"
+        guest_env = dict(env)
+        guest_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+        self._spawn(
+            "guest",
+            [
+                self.python,
+                "-m",
+                "desktop_gym.guest",
+                "--socket",
+                str(socket_path),
+                "--home",
+                str(home),
+                "--token-file",
+                str(token_file),
+                "--state-dir",
+                str(self.workdir / "guest-state"),
+            ],
+            guest_env,
+            logs,
+        )
+        address = f"unix://{socket_path}"
+        self._wait_for_guest(address, token, deadline())
+        return DesktopHandle(
+            address=address,
+            token=token,
+            width=self.width,
+            height=self.height,
+            info={
+                "backend": self.name,
+                "display": self.display,
+                "session": self.session_id,
+                "workdir": str(self.workdir),
+                "home": str(home),
+                "pids": {name: proc.pid for name, proc in self._procs.items()},
+            },
+            alive_check=self.is_alive,
+        )
+
+    def _spawn(self, name: str, argv: list[str], env: dict[str, str], logs: Path, **kwargs) -> subprocess.Popen:
+        with open(logs / f"{name}.log", "ab") as log:
+            kwargs.setdefault("stdout", log)
+            proc = subprocess.Popen(
+                argv, env=env, stdin=subprocess.DEVNULL, stderr=log, start_new_session=True, **kwargs
+            )
+        self._procs[name] = proc
+        return proc
+
+    def _log_tail(self, name: str) -> str:
+        assert self.workdir is not None
+        try:
+            return (self.workdir / "logs" / f"{name}.log").read_text(errors="replace")[-600:].strip()
+        except OSError:
+            return ""
+
+    def _start_xvfb(self, env: dict[str, str], logs: Path, deadline: float) -> str:
+        read_fd, write_fd = os.pipe()
+        try:
+            self._spawn(
+                "xvfb",
+                [
+                    "Xvfb",
+                    "-displayfd",
+                    str(write_fd),
+                    "-screen",
+                    "0",
+                    f"{self.width}x{self.height}x24",
+                    "-nolisten",
+                    "tcp",
+                ],
+                env,
+                logs,
+                pass_fds=(write_fd,),
+            )
+            os.close(write_fd)
+            write_fd = -1
+            try:
+                number = _read_line(read_fd, deadline, "Xvfb to report its display number")
+            except BackendError as exc:
+                raise BackendError(f"{exc}; Xvfb log: {self._log_tail('xvfb')!r}") from None
+        finally:
+            os.close(read_fd)
+            if write_fd >= 0:
+                os.close(write_fd)
+        return f":{number}"
+
+    def _start_dbus(self, env: dict[str, str], logs: Path, deadline: float) -> str:
+        proc = self._spawn(
+            "dbus",
+            ["dbus-daemon", "--session", "--nofork", "--print-address"],
+            env,
+            logs,
+            stdout=subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        self._dbus_stdout = proc.stdout.fileno()
+        try:
+            return _read_line(self._dbus_stdout, deadline, "dbus-daemon to print its address")
+        except BackendError as exc:
+            raise BackendError(f"{exc}; dbus log: {self._log_tail('dbus')!r}") from None
+
+    def _wait_for_window_manager(self, deadline: float) -> None:
+        from Xlib import X
+        from Xlib import display as xdisplay
+
+        connection = xdisplay.Display(self.display)
+        try:
+            root = connection.screen().root
+            check = connection.intern_atom("_NET_SUPPORTING_WM_CHECK")
+            while root.get_full_property(check, X.AnyPropertyType) is None:
+                if self._procs["openbox"].poll() is not None:
+                    raise BackendError(
+                        f"openbox exited with code {self._procs['openbox'].returncode}; "
+                        f"log: {self._log_tail('openbox')!r}"
+                    )
+                if time.monotonic() > deadline:
+                    raise TimeoutError(
+                        f"timed out waiting for openbox to set _NET_SUPPORTING_WM_CHECK on {self.display}"
+                    )
+                time.sleep(POLL_INTERVAL)
+        finally:
+            connection.close()
+
+    def _wait_for_guest(self, address: str, token: str, deadline: float) -> None:
+        client = GuestClient(address, token=token, timeout=1.0)
+        try:
+            while True:
+                try:
+                    client.wait_ready(timeout=0.5)
+                    return
+                except GuestError:
+                    guest = self._procs["guest"]
+                    if guest.poll() is not None:
+                        raise BackendError(
+                            f"the guest agent exited with code {guest.returncode}; log: {self._log_tail('guest')!r}"
+                        ) from None
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"timed out waiting for the guest agent to answer at {address}") from None
+        finally:
+            client.close()
+
+    # -- health --------------------------------------------------------------------------------
+
+    def check_health(self) -> dict[str, bool]:
+        """Whether each session process is running: ``{"xvfb", "dbus", "openbox", "guest"}``."""
+        return {name: proc.poll() is None for name, proc in self._procs.items()}
+
+    def is_alive(self) -> bool:
+        """Whether the X server and the guest agent are running."""
+        health = self.check_health()
+        return health.get("xvfb", False) and health.get("guest", False)
+
+    # -- teardown ------------------------------------------------------------------------------
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Kill every process of the session (and whatever they spawned) and remove a temporary workdir.
+
+        Raises:
+            BackendError: processes carrying the session marker survived ``timeout`` seconds.
+        """
+        atexit.unregister(self.close)
+        self._handle = None
+        deadline = time.monotonic() + timeout
+        for name in ("guest", "openbox", "dbus"):
+            proc = self._procs.get(name)
+            if proc is not None:
+                self._kill_group(proc.pid, signal.SIGKILL)
+        xvfb = self._procs.get("xvfb")
+        if xvfb is not None:  # TERM lets Xvfb remove its lock file and socket
+            self._kill_group(xvfb.pid, signal.SIGTERM)
+            try:
+                xvfb.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                self._kill_group(xvfb.pid, signal.SIGKILL)
+        survivors: list[int] = []
+        if self.session_id is not None:
+            while survivors := processes_with_marker(self.session_id):
+                for pid in survivors:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                for proc in self._procs.values():
+                    proc.poll()  # reap our own children so they do not linger as zombies
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(POLL_INTERVAL)
+        for proc in self._procs.values():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                survivors.append(proc.pid)
+            if proc.stdout is not None:
+                proc.stdout.close()
+        self._procs.clear()
+        if self.workdir is not None and self._requested_workdir is None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        if survivors:
+            raise BackendError(f"session {self.session_id} processes {sorted(set(survivors))} survived SIGKILL")
+
+    @staticmethod
+    def _kill_group(pgid: int, signum: int) -> None:
+        try:
+            os.killpg(pgid, signum)
+        except ProcessLookupError:
+            pass

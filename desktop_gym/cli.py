@@ -1,0 +1,118 @@
+"""The ``desktop-gym`` command: run an agent on a task, list tasks, check the machine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TASK = "starter.calc_fill_totals"
+
+
+def _policy(agent: str, task: Any, params: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], str]:
+    from .tasks import null_policy
+
+    if agent == "oracle":
+        return task.oracle(params)
+    if agent == "null":
+        return null_policy
+    raise SystemExit(f"unknown agent {agent!r}: choose oracle or null")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run one episode per seed, print each step and the verdict, record the trajectory."""
+    from . import DesktopEnv
+    from .recording import TrajectoryRecorder
+
+    env = DesktopEnv(task_id=args.task, backend=args.backend)
+    failures = 0
+    try:
+        for seed in range(args.seed, args.seed + args.episodes):
+            observation, info = env.reset(seed=seed)
+            print(f"[reset] {args.task} seed={seed} in {info['reset_seconds']:.2f}s")
+            print(f"[task ] {info['instruction']}")
+            out = Path(args.out) / f"{args.task}-seed{seed}"
+            recorder = TrajectoryRecorder(out)
+            recorder.start(observation, info)
+            policy = _policy(args.agent, env.unwrapped._task, info["params"])
+            done = False
+            while not done:
+                action = policy(observation)
+                started = time.perf_counter()
+                observation, reward, terminated, truncated, step_info = env.step(action)
+                elapsed = (time.perf_counter() - started) * 1000
+                done = terminated or truncated
+                recorder.record(action, observation, reward, terminated, truncated, step_info)
+                shown = action.replace("\n", " | ")
+                error = f"  error: {observation['last_action_error']}" if observation.get("last_action_error") else ""
+                print(f"[step {step_info['step']:>2}] {shown[:100]}  ({elapsed:.0f} ms){error}")
+            verdict = step_info.get("verifier", {})
+            status = "SUCCESS" if step_info.get("success") else "FAILURE"
+            failures += not step_info.get("success")
+            print(f"[verdict] {status} reward={reward:.1f}: {verdict.get('reason', step_info.get('crash', ''))}")
+            print(f"[replay] {recorder.finish()}")
+    finally:
+        env.close()
+    return 1 if failures and args.agent == "oracle" else 0
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from .tasks import get_task, gym_id, list_tasks
+
+    for task_id in list_tasks(args.suite):
+        task = get_task(task_id)
+        print(f"{gym_id(task_id):<50} apps={','.join(task.apps):<10} max_steps={task.max_steps}")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check that the system pieces a local desktop needs are installed."""
+    import shutil
+
+    problems = []
+    for program, package in (
+        ("Xvfb", "xvfb"),
+        ("openbox", "openbox"),
+        ("dbus-daemon", "dbus"),
+        ("soffice", "libreoffice-calc"),
+        ("xterm", "xterm"),
+        ("mousepad", "mousepad"),
+    ):
+        found = shutil.which(program)
+        print(f"{program:<12} {found or 'MISSING (apt-get install ' + package + ')'}")
+        problems += found is None
+    for module in ("uno", "pyatspi", "gi", "mss", "Xlib"):
+        try:
+            __import__(module)
+            print(f"{module:<12} ok")
+        except ImportError as error:
+            print(f"{module:<12} MISSING ({error}); run: python -m desktop_gym.sysdeps")
+            problems += 1
+    return 1 if problems else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="desktop-gym", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run an agent on a task and record the trajectory")
+    run.add_argument("--task", default=DEFAULT_TASK, help=f"task id (default {DEFAULT_TASK})")
+    run.add_argument("--agent", default="oracle", help="oracle | null")
+    run.add_argument("--backend", default="local")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--episodes", type=int, default=1)
+    run.add_argument("--out", default="runs", help="folder for trajectories")
+    run.set_defaults(handler=cmd_run)
+    tasks = sub.add_parser("tasks", help="list registered tasks")
+    tasks.add_argument("--suite", default=None)
+    tasks.set_defaults(handler=cmd_tasks)
+    doctor = sub.add_parser("doctor", help="check system dependencies")
+    doctor.set_defaults(handler=cmd_doctor)
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

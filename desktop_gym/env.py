@@ -1,0 +1,285 @@
+"""``DesktopEnv``: a Gymnasium environment over a real desktop.
+
+One env owns one desktop (from a backend) for its whole life; each ``reset`` kills the previous
+episode's apps, wipes the session home, and runs the task's setup. Every desktop call goes
+through the guest agent, so the env does not care which backend started the desktop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from .actions import Action, ActionOutcome, ActionParseError, ActionSet, execute
+from .backends import Backend, DesktopHandle, make_backend
+from .guest.client import GuestClient, GuestError, GuestUnavailableError
+from .settle import wait_until_screen_settles
+from .spaces import OBSERVATION_KEYS, Unicode, observation_space
+from .tasks import Task, TaskContext, get_task
+from .verifiers.result import VerifierResult
+
+DEFAULT_OBSERVATION = (
+    "instruction",
+    "screenshot",
+    "a11y_tree",
+    "focused_app",
+    "last_action_result",
+    "last_action_error",
+)
+_WIPE_HOME = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +'
+
+
+class EpisodeNotStartedError(RuntimeError):
+    """``step`` was called before ``reset`` or after the episode ended."""
+
+
+class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
+    """A real desktop as a Gymnasium env, with a text action space.
+
+    Args:
+        task_id: the task to run (``list_tasks()``); may be overridden per reset with
+            ``options={"task_id": ...}``.
+        backend: a backend name (``"local"``) or a ``Backend`` instance (not closed by the env).
+        observation: which parts of the observation to include (see ``spaces.OBSERVATION_KEYS``).
+        coordinates: ``"pixel"`` or ``"normalized"`` (0-1000) coordinates in actions.
+        action_set: a custom ``ActionSet``; built from ``coordinates`` when None.
+        max_steps: the step budget; the task's own budget when None.
+        a11y_max_nodes: cap on accessibility-tree nodes in the observation.
+        settle_timeout: after acting, wait at most this long for the screen to stop changing
+            (0 disables; the observation is then taken right after the input is delivered).
+        render_mode: ``"rgb_array"`` or None.
+        backend_kwargs: keyword arguments for the backend when ``backend`` is a name.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        task_id: str | None = None,
+        backend: str | Backend = "local",
+        *,
+        observation: Sequence[str] = DEFAULT_OBSERVATION,
+        coordinates: str = "pixel",
+        action_set: ActionSet | None = None,
+        max_steps: int | None = None,
+        a11y_max_nodes: int = 300,
+        settle_timeout: float = 1.0,
+        render_mode: str | None = None,
+        backend_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        unknown = [key for key in observation if key not in OBSERVATION_KEYS]
+        if unknown:
+            raise ValueError(f"unknown observation parts {unknown}; known: {', '.join(OBSERVATION_KEYS)}")
+        self.task_id = task_id
+        self._task: Task | None = get_task(task_id) if task_id else None
+        self._owns_backend = isinstance(backend, str)
+        self.backend: Backend = make_backend(backend, **(backend_kwargs or {})) if isinstance(backend, str) else backend
+        self.observation_parts = tuple(observation)
+        self.action_set = action_set or ActionSet(coordinates=coordinates)
+        self.max_steps = max_steps
+        self.a11y_max_nodes = a11y_max_nodes
+        self.settle_timeout = settle_timeout
+        self.render_mode = render_mode
+        width, height = self.backend.screen_size
+        self.observation_space = observation_space(width, height, self.observation_parts)
+        self.action_space = Unicode(max_length=64 * 1024)
+        self._handle: DesktopHandle | None = None
+        self._client: GuestClient | None = None
+        self._ctx: TaskContext | None = None
+        self._steps = 0
+        self._episode_active = False
+        self._last_screenshot: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def client(self) -> GuestClient:
+        """The guest client of the live desktop (starts the desktop if needed)."""
+        return self._ensure_desktop()
+
+    def _ensure_desktop(self) -> GuestClient:
+        if self._handle is not None and self._client is not None and self._handle.is_alive():
+            return self._client
+        if self._client is not None:
+            self._client.close()
+        if self._handle is not None:
+            # The desktop died: restart it from scratch rather than patching a half-dead session.
+            self.backend.close()
+        self._handle = self.backend.start()
+        self._client = GuestClient(self._handle.address, token=self._handle.token)
+        self._client.wait_ready()
+        return self._client
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        started = time.perf_counter()
+        task_id = options.get("task_id", self.task_id)
+        if task_id is None:
+            raise ValueError("no task: pass task_id to DesktopEnv(...) or options={'task_id': ...} to reset")
+        if task_id != self.task_id or self._task is None:
+            self._task, self.task_id = get_task(task_id), task_id
+        task = self._task
+        client = self._ensure_desktop()
+        try:
+            client.kill_apps()
+            client.exec(_WIPE_HOME, shell=True, timeout=30)
+        except GuestUnavailableError:
+            client = self._restart_desktop()
+        params = task.sample_params(self.np_random)
+        params.update(options.get("params", {}))
+        self._ctx = TaskContext(client=client, rng=self.np_random, params=params)
+        task.setup(self._ctx)
+        self._steps = 0
+        self._episode_active = True
+        self._instruction = task.instruction(params)
+        self._settle()
+        observation = self._observe(result=None, error=None)
+        info = {
+            "task_id": task_id,
+            "instruction": self._instruction,
+            "params": params,
+            "max_steps": self._step_budget(),
+            "reset_seconds": time.perf_counter() - started,
+        }
+        return observation, info
+
+    def _restart_desktop(self) -> GuestClient:
+        if self._handle is not None:
+            self.backend.close()
+            self._handle = None
+        return self._ensure_desktop()
+
+    def _step_budget(self) -> int:
+        assert self._task is not None
+        return self.max_steps if self.max_steps is not None else self._task.max_steps
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, action: str | Action | dict[str, Any]) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if not self._episode_active or self._ctx is None or self._client is None:
+            raise EpisodeNotStartedError("call reset() before step() (and again after the episode ends)")
+        self._steps += 1
+        info: dict[str, Any] = {"step": self._steps}
+        outcome = self._act(action)
+        info["action_error"] = outcome.error
+        crash = self._detect_crash()
+        terminated = outcome.terminal
+        truncated = not terminated and (crash is not None or self._steps >= self._step_budget())
+        reward = 0.0
+        if crash is not None:
+            info["crash"] = crash
+        if terminated or truncated:
+            self._episode_active = False
+            if crash is None or self._handle is not None and self._handle.is_alive():
+                verdict = self._verify()
+                reward = float(verdict.score if verdict.success else 0.0)
+                info["verifier"] = verdict.to_dict()
+                info["success"] = verdict.success
+            info["agent_declared"] = outcome.success
+        if crash is None:
+            self._settle()
+        observation = self._observe(result=outcome.result, error=outcome.error, crashed=crash is not None)
+        return observation, reward, terminated, truncated, info
+
+    def _act(self, action: str | Action | dict[str, Any]) -> ActionOutcome:
+        assert self._client is not None
+        try:
+            actions = self.action_set.coerce(action)
+        except ActionParseError as error:
+            return ActionOutcome(result=None, error=str(error), terminal=False, success=None)
+        results: list[str] = []
+        outcome = ActionOutcome(result=None, error=None, terminal=False, success=None)
+        for typed in actions:
+            outcome = execute(typed, self._client, self._client.screen_size())
+            if outcome.result:
+                results.append(outcome.result)
+            if outcome.error or outcome.terminal:
+                break
+        return ActionOutcome(
+            result="\n".join(results) or None, error=outcome.error, terminal=outcome.terminal, success=outcome.success
+        )
+
+    def _detect_crash(self) -> str | None:
+        """Why the episode cannot go on (desktop or a task app died), or None."""
+        assert self._handle is not None and self._client is not None and self._task is not None
+        if not self._handle.is_alive():
+            return "the desktop died (display server or guest agent exited)"
+        try:
+            apps = self._client.apps()
+        except GuestUnavailableError as error:
+            return f"the guest agent stopped answering: {error}"
+        dead = sorted({info.app for info in apps if info.app in self._task.apps and not info.alive})
+        if dead and not any(info.alive for info in apps if info.app in dead):
+            return f"app {', '.join(dead)} exited during the episode"
+        return None
+
+    def _verify(self) -> VerifierResult:
+        assert self._task is not None and self._ctx is not None
+        try:
+            return self._task.verify(self._ctx)
+        except GuestError as error:
+            return VerifierResult.failed(f"the verifier could not read the desktop: {error}")
+
+    def _settle(self) -> None:
+        if self.settle_timeout > 0 and self._client is not None:
+            wait_until_screen_settles(self._client, timeout=self.settle_timeout)
+
+    # ------------------------------------------------------------------ observing
+    def _observe(self, result: str | None, error: str | None, crashed: bool = False) -> dict[str, Any]:
+        assert self._client is not None
+        parts = self.observation_parts
+        observation: dict[str, Any] = {}
+        if "instruction" in parts:
+            observation["instruction"] = self._instruction
+        if "screenshot" in parts:
+            shot = None if crashed else self._safe(self._client.screenshot)
+            if shot is None:
+                width, height = self.backend.screen_size
+                shot = np.zeros((height, width, 3), dtype=np.uint8)
+            self._last_screenshot = shot
+            observation["screenshot"] = shot
+        if "a11y_tree" in parts:
+            tree = None if crashed else self._safe(lambda: self._client.a11y_tree(True, self.a11y_max_nodes))
+            observation["a11y_tree"] = tree or ""
+        if "focused_app" in parts:
+            window = None if crashed else self._safe(self._client.focused_window)
+            observation["focused_app"] = window.app if window is not None else ""
+        if "app_info" in parts:
+            observation["app_info"] = ""
+        if "last_action_result" in parts:
+            observation["last_action_result"] = result or ""
+        if "last_action_error" in parts:
+            observation["last_action_error"] = error or ""
+        return observation
+
+    @staticmethod
+    def _safe(call: Any) -> Any:
+        try:
+            return call()
+        except GuestError:
+            return None
+
+    # ------------------------------------------------------------------ misc
+    def render(self) -> np.ndarray | None:
+        if self.render_mode == "rgb_array":
+            if self._last_screenshot is None and self._client is not None:
+                self._last_screenshot = self._client.screenshot()
+            return self._last_screenshot
+        return None
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._owns_backend and self._handle is not None:
+            self.backend.close()
+        self._handle = None
+        self._episode_active = False
+        super().close()

@@ -1,0 +1,263 @@
+"""Launching the desktop's applications and keeping a registry of what was launched.
+
+Every app is started as the leader of its own process group, so ``kill_all`` can SIGKILL it
+together with everything it spawned (``soffice`` -> ``oosplash`` -> ``soffice.bin``).
+LibreOffice always starts from a fresh copy of a lock-free profile in a per-launch folder, and
+opens the task file where the task put it (tasks write a fresh copy of their inputs at every
+reset, and the agent saves over that path). A SIGKILLed instance leaves a ``.~lock.<name>#`` file
+beside the document that would raise a "Document in use" dialog the next time, so stale lock
+files are removed before opening and after killing.
+
+The terminal runs bash with an rc file that touches a marker once the shell reads input, and the
+launch waits for it: keystrokes sent before the shell is ready would be lost.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..files import resolve_path
+from ..processes import group_alive, kill_group, spawn
+from ..types import AppInfo, WindowInfo
+from ..windows import WindowManager
+
+POLL_INTERVAL = 0.02
+LIBREOFFICE_MODULES = {"calc": "--calc", "writer": "--writer", "impress": "--impress"}
+CSV_IMPORT_FILTER = "Text - txt - csv (StarCalc):44,34,76,1"
+APPS = (*LIBREOFFICE_MODULES, "terminal", "editor")
+WINDOW_CLASSES = {
+    "calc": "libreoffice",
+    "writer": "libreoffice",
+    "impress": "libreoffice",
+    "terminal": "xterm",
+    "editor": "mousepad",
+}
+
+
+class AppLaunchError(RuntimeError):
+    """An application could not be started (or died while starting)."""
+
+
+@dataclass
+class LaunchedApp:
+    """One launched application and what the guest knows about it."""
+
+    app: str
+    proc: Any  # subprocess.Popen
+    launch_dir: Path
+    file: str | None = None
+    window_id: int | None = None
+    pipe_name: str | None = None
+    uno: Any = None  # uno_bridge.UnoConnection for LibreOffice apps
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def alive(self) -> bool:
+        """Whether the launched process is still running."""
+        return self.proc.poll() is None
+
+    def info(self) -> AppInfo:
+        """The public description of this app."""
+        return AppInfo(app=self.app, pid=self.proc.pid, alive=self.alive, window_id=self.window_id, file=self.file)
+
+
+def remove_stale_lock(document: Path) -> None:
+    """Delete LibreOffice's ``.~lock.<name>#`` file beside ``document``, if a killed instance left one."""
+    (document.parent / f".~lock.{document.name}#").unlink(missing_ok=True)
+
+
+def _process_group(pid: int | None) -> int | None:
+    if not pid:
+        return None
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+class AppLauncher:
+    """Starts apps in the session and tracks them.
+
+    Args:
+        home: The session home (``~``).
+        windows: Window manager access, used to wait for the app's window.
+        env: Environment for the apps (see ``processes.session_env``).
+        runtime_dir: Where per-launch folders (profile, file copy, log) go.
+    """
+
+    def __init__(self, home: Path, windows: WindowManager, env: dict[str, str], runtime_dir: Path) -> None:
+        self._home = Path(home)
+        self._windows = windows
+        self._env = env
+        self._runtime_dir = Path(runtime_dir)
+        self._apps: list[LaunchedApp] = []
+        self._lock = threading.Lock()
+        self._counter = 0
+
+    def launch(self, app: str, file: str | None = None, timeout: float = 30.0) -> LaunchedApp:
+        """Start ``app`` (opening ``file`` if given) and wait until it is usable.
+
+        LibreOffice apps are usable once their window is mapped and UNO answers on their pipe; the
+        terminal and editor once their window is mapped.
+
+        Raises:
+            ValueError: unknown app name.
+            FileNotFoundError: ``file`` does not exist in the guest.
+            AppLaunchError: the app exited while starting.
+            TimeoutError: its window (or UNO) did not appear within ``timeout``.
+        """
+        if app not in APPS:
+            raise ValueError(f"unknown app {app!r} (known: {', '.join(APPS)})")
+        deadline = time.monotonic() + timeout
+        source = resolve_path(file, self._home) if file else None
+        if source is not None and not source.is_file():
+            raise FileNotFoundError(f"cannot open {source} in {app}: no such file")
+        with self._lock:
+            self._counter += 1
+            launch_dir = self._runtime_dir / f"{self._counter:04d}-{app}-{uuid.uuid4().hex[:8]}"
+        launch_dir.mkdir(parents=True)
+        existing = {window.window_id for window in self._windows.list_windows()}
+        if app in LIBREOFFICE_MODULES:
+            launched = self._start_libreoffice(app, source, launch_dir)
+        elif app == "terminal":
+            if source is not None:
+                raise ValueError("the terminal does not open files (exec a command instead)")
+            launched = self._start_terminal(launch_dir)
+        else:
+            argv = ["mousepad"] + ([str(source)] if source is not None else [])
+            proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
+            launched = LaunchedApp(app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None)
+        with self._lock:
+            self._apps.append(launched)
+        window = self._wait_for_window(launched, existing, deadline)
+        launched.window_id = window.window_id
+        if launched.pipe_name is not None:
+            self._wait_for_uno(launched, deadline)
+        if "ready_marker" in launched.extra:
+            self._wait_for_marker(launched, launched.extra["ready_marker"], deadline)
+        return launched
+
+    def _start_terminal(self, launch_dir: Path) -> LaunchedApp:
+        marker = launch_dir / "shell-ready"
+        rcfile = launch_dir / "bashrc"
+        # PROMPT_COMMAND runs right before the first prompt is printed, i.e. when input is read.
+        rcfile.write_text(
+            '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n'
+            f"PROMPT_COMMAND='touch {marker}; unset PROMPT_COMMAND'\n"
+        )
+        argv = ["xterm", "-e", "bash", "--rcfile", str(rcfile), "-i"]
+        proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
+        return LaunchedApp(app="terminal", proc=proc, launch_dir=launch_dir, extra={"ready_marker": marker})
+
+    def _wait_for_marker(self, launched: LaunchedApp, marker: Path, deadline: float) -> None:
+        while not marker.exists():
+            if not launched.alive:
+                raise AppLaunchError(f"{launched.app} exited before its shell was ready: {self._log_tail(launched)!r}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out waiting for the {launched.app} shell to be ready ({marker} not created)")
+            time.sleep(POLL_INTERVAL)
+
+    def _start_libreoffice(self, app: str, source: Path | None, launch_dir: Path) -> LaunchedApp:
+        try:
+            from . import lo_profile
+        except ImportError as exc:
+            raise AppLaunchError(f"cannot launch {app}: LibreOffice profile support is missing ({exc})") from exc
+        profile_url = lo_profile.fresh_profile(launch_dir / "profile")
+        pipe_name = f"desktop_gym_{uuid.uuid4().hex}"
+        argv = [
+            "soffice",
+            f"-env:UserInstallation={profile_url}",
+            "--norestore",
+            "--nologo",
+            "--nofirststartwizard",
+            f"--accept=pipe,name={pipe_name};urp;",
+        ]
+        if source is not None:
+            remove_stale_lock(source)
+            argv.append("--nodefault")
+            if source.suffix.lower() == ".csv":  # skip the Text Import dialog: comma, quote, UTF-8, line 1
+                argv.append(f"--infilter={CSV_IMPORT_FILTER}")
+            argv.append(str(source))
+        else:  # --nodefault would suppress the empty document window we ask for here
+            argv.append(LIBREOFFICE_MODULES[app])
+        proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
+        return LaunchedApp(
+            app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None, pipe_name=pipe_name
+        )
+
+    def _log_tail(self, launched: LaunchedApp) -> str:
+        try:
+            return (launched.launch_dir / "app.log").read_text(errors="replace")[-500:].strip()
+        except OSError:
+            return ""
+
+    def _wait_for_window(self, launched: LaunchedApp, existing: set[int], deadline: float) -> WindowInfo:
+        wanted = WINDOW_CLASSES[launched.app]
+        pgid = launched.proc.pid
+        while True:
+            for window in self._windows.list_windows():
+                if wanted not in window.app:
+                    continue
+                if _process_group(window.pid) == pgid or window.window_id not in existing:
+                    return window
+            if not launched.alive and not group_alive(pgid):
+                raise AppLaunchError(
+                    f"{launched.app} exited with code {launched.proc.returncode} before showing a window; "
+                    f"log: {self._log_tail(launched)!r}"
+                )
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out waiting for the {launched.app} window (WM_CLASS containing {wanted!r})")
+            time.sleep(POLL_INTERVAL)
+
+    def _wait_for_uno(self, launched: LaunchedApp, deadline: float) -> None:
+        try:
+            from . import uno_bridge
+        except ImportError as exc:
+            raise AppLaunchError(f"cannot connect to {launched.app}: UNO bridge is missing ({exc})") from exc
+        launched.uno = uno_bridge.wait_for_uno(launched.pipe_name, max(0.1, deadline - time.monotonic()))
+
+    def get(self, app: str) -> LaunchedApp:
+        """Return the most recently launched, still running instance of ``app``.
+
+        Raises:
+            LookupError: no such app is running.
+        """
+        with self._lock:
+            for launched in reversed(self._apps):
+                if launched.app == app and launched.alive:
+                    return launched
+        raise LookupError(f"no running {app} app (launch it first)")
+
+    def apps(self) -> list[AppInfo]:
+        """Every app launched since the last ``kill_all``, with its alive flag."""
+        with self._lock:
+            return [launched.info() for launched in self._apps]
+
+    def kill_all(self, timeout: float = 5.0) -> None:
+        """SIGKILL every launched app's process group and wait until each is gone.
+
+        Raises:
+            TimeoutError: some group still has processes after ``timeout``.
+        """
+        with self._lock:
+            launched_apps, self._apps = self._apps, []
+        failures = []
+        for launched in launched_apps:
+            # Drop the UNO connection without a remote call: the app may be hung, that is why we kill it.
+            launched.uno = None
+            try:
+                kill_group(launched.proc.pid, launched.proc, timeout=timeout)
+            except TimeoutError as exc:
+                failures.append(str(exc))
+            shutil.rmtree(launched.launch_dir / "profile", ignore_errors=True)
+            if launched.file is not None and launched.pipe_name is not None:
+                remove_stale_lock(Path(launched.file))
+        if failures:
+            raise TimeoutError("; ".join(failures))

@@ -1,0 +1,257 @@
+"""Client for the guest agent: what the env, actions and tests call."""
+
+from __future__ import annotations
+
+import time
+
+import grpc
+import numpy as np
+
+from .protos import guest_pb2 as pb
+from .protos import guest_pb2_grpc as pb_grpc
+from .types import AppInfo, ExecResult, GuestError, GuestUnavailableError, WindowInfo
+
+TOKEN_METADATA_KEY = "x-desktop-gym-token"
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+UNAVAILABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+DEADLINE_MARGIN = 5.0  # extra client-side time for calls that carry their own guest-side timeout
+
+
+class GuestClient:
+    """Talks to one guest agent over gRPC.
+
+    Args:
+        address: gRPC target, e.g. ``"unix:///tmp/session/guest.sock"``.
+        token: Session token, sent as ``x-desktop-gym-token`` metadata.
+        timeout: Deadline in seconds for each call (calls with their own timeout get that plus a margin).
+    """
+
+    def __init__(self, address: str, token: str | None = None, timeout: float = 30.0) -> None:
+        self.address = address
+        self.timeout = timeout
+        self._metadata = ((TOKEN_METADATA_KEY, token),) if token else ()
+        self._channel = grpc.insecure_channel(
+            address,
+            options=[
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ],
+        )
+        self._stub = pb_grpc.GuestStub(self._channel)
+        self._screen_size: tuple[int, int] | None = None
+
+    def close(self) -> None:
+        """Close the channel."""
+        self._channel.close()
+
+    def __enter__(self) -> GuestClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _call(self, name: str, request, timeout: float | None = None):
+        try:
+            return getattr(self._stub, name)(request, timeout=timeout or self.timeout, metadata=self._metadata)
+        except grpc.RpcError as exc:
+            code, details = exc.code(), exc.details()
+            if code in UNAVAILABLE_CODES:
+                raise GuestUnavailableError(
+                    f"guest at {self.address} did not answer {name}: {code.name} {details}"
+                ) from None
+            raise GuestError(details or f"{name} failed with {code.name}") from None
+
+    # -- session -------------------------------------------------------------------------------
+
+    def wait_ready(self, timeout: float = 15.0) -> None:
+        """Poll ``ping`` until the guest answers.
+
+        Raises:
+            GuestUnavailableError: no answer within ``timeout``.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self._call("Ping", pb.PingRequest(), timeout=max(0.05, min(1.0, deadline - time.monotonic())))
+                return
+            except GuestUnavailableError as exc:
+                if time.monotonic() >= deadline:
+                    raise GuestUnavailableError(
+                        f"guest at {self.address} was not ready within {timeout:.1f}s: {exc}"
+                    ) from None
+                time.sleep(0.02)
+
+    def ping(self) -> dict:
+        """Return ``{"display", "width", "height", "pid", "home"}``."""
+        reply = self._call("Ping", pb.PingRequest())
+        return {
+            "display": reply.display,
+            "width": reply.width,
+            "height": reply.height,
+            "pid": reply.pid,
+            "home": reply.home,
+        }
+
+    def screen_size(self) -> tuple[int, int]:
+        """``(width, height)`` of the guest screen (cached)."""
+        if self._screen_size is None:
+            info = self.ping()
+            self._screen_size = (info["width"], info["height"])
+        return self._screen_size
+
+    # -- screen --------------------------------------------------------------------------------
+
+    def screenshot(self) -> np.ndarray:
+        """Return the screen as an ``HxWx3`` uint8 RGB array."""
+        reply = self._call("Screenshot", pb.ScreenshotRequest(format="raw"))
+        return np.frombuffer(reply.data, dtype=np.uint8).reshape(reply.height, reply.width, 3)
+
+    def screenshot_encoded(self, fmt: str = "png", quality: int = 80) -> bytes:
+        """Return the screen encoded as ``"png"`` or ``"jpeg"``."""
+        return self._call("Screenshot", pb.ScreenshotRequest(format=fmt, quality=quality)).data
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def _input(self, **action) -> None:
+        self._call("Input", pb.InputRequest(**action))
+
+    def move(self, x: int, y: int) -> None:
+        """Move the pointer to ``(x, y)``."""
+        self._input(move=pb.Move(x=x, y=y))
+
+    def click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1) -> None:
+        """Click ``count`` times at ``(x, y)`` (``None`` = current pointer position)."""
+        self._input(click=pb.Click(x=x, y=y, button=button, count=count))
+
+    def mouse_down(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
+        """Press a mouse button."""
+        self._input(mouse_down=pb.MouseButton(x=x, y=y, button=button))
+
+    def mouse_up(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
+        """Release a mouse button."""
+        self._input(mouse_up=pb.MouseButton(x=x, y=y, button=button))
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, button: str = "left") -> None:
+        """Drag from ``(x1, y1)`` to ``(x2, y2)`` with ``button`` held."""
+        self._input(drag=pb.Drag(x1=x1, y1=y1, x2=x2, y2=y2, button=button))
+
+    def scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0) -> None:
+        """Scroll by notches: ``dy > 0`` down, ``dx > 0`` right."""
+        self._input(scroll=pb.Scroll(x=x, y=y, dx=dx, dy=dy))
+
+    def key_down(self, key: str) -> None:
+        """Hold a key down."""
+        self._input(key_down=pb.Key(key=key))
+
+    def key_up(self, key: str) -> None:
+        """Release a key."""
+        self._input(key_up=pb.Key(key=key))
+
+    def press(self, key: str, presses: int = 1) -> None:
+        """Tap a key ``presses`` times."""
+        self._input(press=pb.Press(key=key, presses=presses))
+
+    def hotkey(self, keys: list[str]) -> None:
+        """Press keys together, e.g. ``["ctrl", "s"]``."""
+        self._input(hotkey=pb.Hotkey(keys=list(keys)))
+
+    def type_text(self, text: str) -> None:
+        """Type any Unicode text (``"\\n"`` = Return, ``"\\t"`` = Tab)."""
+        self._input(type_text=pb.TypeText(text=text))
+
+    # -- accessibility and windows -------------------------------------------------------------
+
+    def a11y_tree(self, visible_only: bool = True, max_nodes: int | None = None, timeout: float = 5.0) -> str:
+        """Return the linearized accessibility tree."""
+        request = pb.A11yTreeRequest(visible_only=visible_only, max_nodes=max_nodes or 0, timeout=timeout)
+        return self._call("A11yTree", request, timeout=timeout + DEADLINE_MARGIN).text
+
+    def windows(self) -> list[WindowInfo]:
+        """Return the managed top-level windows."""
+        return [
+            WindowInfo(
+                window_id=w.window_id,
+                title=w.title,
+                app=w.app,
+                pid=w.pid or None,
+                x=w.x,
+                y=w.y,
+                width=w.width,
+                height=w.height,
+                focused=w.focused,
+            )
+            for w in self._call("ListWindows", pb.ListWindowsRequest()).windows
+        ]
+
+    def focused_window(self) -> WindowInfo | None:
+        """Return the active window, if any."""
+        return next((window for window in self.windows() if window.focused), None)
+
+    def activate_window(self, window_id: int) -> None:
+        """Raise and focus a window."""
+        self._call("ActivateWindow", pb.WindowRequest(window_id=window_id))
+
+    def close_window(self, window_id: int) -> None:
+        """Ask a window to close."""
+        self._call("CloseWindow", pb.WindowRequest(window_id=window_id))
+
+    # -- processes and files -------------------------------------------------------------------
+
+    def exec(
+        self, command: list[str] | str, timeout: float = 30.0, shell: bool = False, cwd: str | None = None
+    ) -> ExecResult:
+        """Run a command in the session (``HOME`` = session home); the group is killed on timeout."""
+        if shell:
+            request = pb.ExecRequest(
+                shell_command=command if isinstance(command, str) else " ".join(command),
+                shell=True,
+                timeout=timeout,
+                cwd=cwd or "",
+            )
+        else:
+            import shlex
+
+            argv = shlex.split(command) if isinstance(command, str) else list(command)
+            request = pb.ExecRequest(argv=argv, timeout=timeout, cwd=cwd or "")
+        reply = self._call("Exec", request, timeout=timeout + DEADLINE_MARGIN)
+        return ExecResult(
+            returncode=reply.returncode, stdout=reply.stdout, stderr=reply.stderr, timed_out=reply.timed_out
+        )
+
+    def put_file(self, path: str, data: bytes, mode: int = 0o644) -> str:
+        """Write a file in the guest (parents created); return its absolute path."""
+        return self._call("PutFile", pb.PutFileRequest(path=path, data=data, mode=mode)).path
+
+    def get_file(self, path: str) -> bytes:
+        """Read a file from the guest (``GuestError`` if it is missing)."""
+        return self._call("GetFile", pb.GetFileRequest(path=path)).data
+
+    # -- apps ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _app_info(message) -> AppInfo:
+        return AppInfo(
+            app=message.app,
+            pid=message.pid,
+            alive=message.alive,
+            window_id=message.window_id or None,
+            file=message.file or None,
+        )
+
+    def launch_app(self, app: str, file: str | None = None, timeout: float = 30.0) -> AppInfo:
+        """Start an app ("calc", "writer", "impress", "terminal", "editor") and wait until usable."""
+        request = pb.LaunchAppRequest(app=app, file=file or "", timeout=timeout)
+        return self._app_info(self._call("LaunchApp", request, timeout=timeout + DEADLINE_MARGIN))
+
+    def apps(self) -> list[AppInfo]:
+        """Apps launched since the last ``kill_apps``, with alive flags."""
+        return [self._app_info(app) for app in self._call("ListApps", pb.ListAppsRequest()).apps]
+
+    def kill_apps(self) -> None:
+        """SIGKILL every launched app's process group."""
+        self._call("KillApps", pb.KillAppsRequest())
+
+    def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
+        """Call an app API method in the guest; returns the JSON result (not implemented yet in the guest)."""
+        request = pb.CallApiRequest(app=app, method=method, args_json=args_json)
+        return self._call("CallApi", request, timeout=timeout).result_json

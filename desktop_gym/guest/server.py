@@ -1,0 +1,294 @@
+"""The guest agent's gRPC server: one per desktop session, on a unix socket."""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import logging
+import os
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+
+from . import files, processes
+from .apps.launcher import AppLauncher, AppLaunchError
+from .input import InputController
+from .protos import guest_pb2 as pb
+from .protos import guest_pb2_grpc as pb_grpc
+from .screen import ScreenCapture
+from .windows import WindowManager, WindowNotFoundError
+
+log = logging.getLogger(__name__)
+
+TOKEN_METADATA_KEY = "x-desktop-gym-token"
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+GRPC_OPTIONS = [
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+]
+
+# Exception type -> status code; first match wins (order matters for subclasses).
+ERROR_CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
+    (FileNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (WindowNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (LookupError, grpc.StatusCode.NOT_FOUND),
+    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
+    (IsADirectoryError, grpc.StatusCode.INVALID_ARGUMENT),
+    (PermissionError, grpc.StatusCode.PERMISSION_DENIED),
+    (NotImplementedError, grpc.StatusCode.UNIMPLEMENTED),
+    # A guest-side wait that ran out is not the client's deadline: ABORTED keeps them apart.
+    (TimeoutError, grpc.StatusCode.ABORTED),
+    (AppLaunchError, grpc.StatusCode.FAILED_PRECONDITION),
+]
+
+
+def _status_for(exc: BaseException) -> grpc.StatusCode:
+    for kind, code in ERROR_CODES:
+        if isinstance(exc, kind):
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+def _rpc(method: Callable) -> Callable:
+    """Turn exceptions raised by a servicer method into gRPC status codes with clear messages."""
+
+    @functools.wraps(method)
+    def wrapper(self, request, context):
+        try:
+            return method(self, request, context)
+        except Exception as exc:  # noqa: BLE001 - every failure must reach the client as a status
+            code = _status_for(exc)
+            if code == grpc.StatusCode.INTERNAL:
+                log.exception("%s failed", method.__name__)
+            message = str(exc) or type(exc).__name__
+            if code == grpc.StatusCode.INTERNAL:
+                message = f"{type(exc).__name__}: {message}"
+            context.abort(code, f"{method.__name__}: {message}")
+
+    return wrapper
+
+
+class TokenInterceptor(grpc.ServerInterceptor):
+    """Rejects calls whose ``x-desktop-gym-token`` metadata does not match the session token."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+        def deny(request, context):
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, f"missing or wrong {TOKEN_METADATA_KEY} metadata")
+
+        self._deny = grpc.unary_unary_rpc_method_handler(deny)
+
+    def intercept_service(self, continuation, handler_call_details):
+        for key, value in handler_call_details.invocation_metadata or ():
+            if key == TOKEN_METADATA_KEY and hmac.compare_digest(value.encode(), self._token):
+                return continuation(handler_call_details)
+        return self._deny
+
+
+def _optional(message, name: str) -> int | None:
+    return getattr(message, name) if message.HasField(name) else None
+
+
+class GuestServicer(pb_grpc.GuestServicer):
+    """Implements the Guest service against the X display this process runs in.
+
+    Args:
+        home: The session home (``~``) used by files, exec and apps.
+        state_dir: The guest's own files (per-launch app folders), outside the home.
+        display_name: X display; ``None`` uses ``$DISPLAY``.
+    """
+
+    def __init__(self, home: Path, state_dir: Path, display_name: str | None = None) -> None:
+        self.home = Path(home).resolve()
+        self.display_name = display_name or os.environ.get("DISPLAY", "")
+        self.env = processes.session_env(self.home)
+        self.screen = ScreenCapture(self.display_name)
+        self.input = InputController(self.display_name)
+        self.windows = WindowManager(self.display_name)
+        self.launcher = AppLauncher(self.home, self.windows, self.env, Path(state_dir) / "launches")
+
+    def close(self) -> None:
+        """Kill launched apps and release X connections."""
+        try:
+            self.launcher.kill_all()
+        finally:
+            self.input.close()
+            self.windows.close()
+            self.screen.close()
+
+    @_rpc
+    def Ping(self, request, context):
+        width, height = self.screen.size
+        return pb.PingReply(display=self.display_name, width=width, height=height, pid=os.getpid(), home=str(self.home))
+
+    @_rpc
+    def Screenshot(self, request, context):
+        data, width, height = self.screen.encode(request.format or "raw", request.quality or 80)
+        return pb.ScreenshotReply(data=data, width=width, height=height, format=request.format or "raw")
+
+    @_rpc
+    def Input(self, request, context):
+        kind = request.WhichOneof("action")
+        if kind is None:
+            raise ValueError("input request carries no action")
+        action = getattr(request, kind)
+        control = self.input
+        if kind == "move":
+            control.move(action.x, action.y)
+        elif kind == "click":
+            control.click(_optional(action, "x"), _optional(action, "y"), action.button or "left", action.count or 1)
+        elif kind in ("mouse_down", "mouse_up"):
+            getattr(control, kind)(_optional(action, "x"), _optional(action, "y"), action.button or "left")
+        elif kind == "drag":
+            control.drag(action.x1, action.y1, action.x2, action.y2, action.button or "left")
+        elif kind == "scroll":
+            control.scroll(_optional(action, "x"), _optional(action, "y"), action.dx, action.dy)
+        elif kind in ("key_down", "key_up"):
+            getattr(control, kind)(action.key)
+        elif kind == "press":
+            control.press(action.key, action.presses or 1)
+        elif kind == "hotkey":
+            control.hotkey(list(action.keys))
+        elif kind == "type_text":
+            control.type_text(action.text)
+        return pb.InputReply()
+
+    @_rpc
+    def A11yTree(self, request, context):
+        try:
+            from . import a11y
+        except ImportError as exc:
+            raise NotImplementedError(f"accessibility support is not available ({exc})") from exc
+        text = a11y.linearize_tree(
+            visible_only=request.visible_only,
+            max_nodes=request.max_nodes or None,
+            timeout=request.timeout or 5.0,
+        )
+        return pb.A11yTreeReply(text=text)
+
+    @_rpc
+    def ListWindows(self, request, context):
+        return pb.ListWindowsReply(
+            windows=[
+                pb.Window(
+                    window_id=w.window_id,
+                    title=w.title,
+                    app=w.app,
+                    pid=w.pid or 0,
+                    x=w.x,
+                    y=w.y,
+                    width=w.width,
+                    height=w.height,
+                    focused=w.focused,
+                )
+                for w in self.windows.list_windows()
+            ]
+        )
+
+    @_rpc
+    def ActivateWindow(self, request, context):
+        self.windows.activate(request.window_id)
+        return pb.WindowReply()
+
+    @_rpc
+    def CloseWindow(self, request, context):
+        self.windows.close_window(request.window_id)
+        return pb.WindowReply()
+
+    @_rpc
+    def Exec(self, request, context):
+        command = request.shell_command if request.shell else list(request.argv)
+        cwd = str(files.resolve_path(request.cwd, self.home)) if request.cwd else None
+        result = processes.run_command(command, self.env, timeout=request.timeout or 30.0, shell=request.shell, cwd=cwd)
+        return pb.ExecReply(
+            returncode=result.returncode,
+            stdout=result.stdout,
+            stderr=result.stderr,
+            timed_out=result.timed_out,
+        )
+
+    @_rpc
+    def PutFile(self, request, context):
+        path = files.put_file(request.path, request.data, self.home, request.mode or 0o644)
+        return pb.PutFileReply(path=path)
+
+    @_rpc
+    def GetFile(self, request, context):
+        return pb.GetFileReply(data=files.get_file(request.path, self.home))
+
+    @staticmethod
+    def _app_message(info) -> pb.AppInfo:
+        return pb.AppInfo(
+            app=info.app, pid=info.pid, alive=info.alive, window_id=info.window_id or 0, file=info.file or ""
+        )
+
+    @_rpc
+    def LaunchApp(self, request, context):
+        launched = self.launcher.launch(request.app, request.file or None, request.timeout or 30.0)
+        return self._app_message(launched.info())
+
+    @_rpc
+    def ListApps(self, request, context):
+        return pb.ListAppsReply(apps=[self._app_message(info) for info in self.launcher.apps()])
+
+    @_rpc
+    def KillApps(self, request, context):
+        self.launcher.kill_all()
+        return pb.KillAppsReply()
+
+    @_rpc
+    def CallApi(self, request, context):
+        raise NotImplementedError(f"app API calls are not implemented yet ({request.app}.{request.method})")
+
+
+def serve(
+    socket_path: str | Path,
+    home: str | Path,
+    token: str | None = None,
+    max_workers: int = 8,
+    state_dir: str | Path | None = None,
+):
+    """Start the guest server on a unix socket (mode 0600) and return ``(server, servicer)``.
+
+    Raises:
+        RuntimeError: the socket could not be bound.
+    """
+    socket_path = Path(socket_path)
+    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    if socket_path.exists():
+        socket_path.unlink()
+    servicer = GuestServicer(Path(home), Path(state_dir) if state_dir else socket_path.parent / "guest-state")
+    interceptors = [TokenInterceptor(token)] if token else []
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="guest"),
+        interceptors=interceptors,
+        options=GRPC_OPTIONS,
+    )
+    pb_grpc.add_GuestServicer_to_server(servicer, server)
+    # Create the socket with 0600 from the start, not chmod it after others could connect.
+    old_umask = os.umask(0o177)
+    try:
+        bound = server.add_insecure_port(f"unix://{socket_path}")
+    finally:
+        os.umask(old_umask)
+    if not bound:
+        raise RuntimeError(f"could not bind the guest socket {socket_path}")
+    server.start()
+    os.chmod(socket_path, 0o600)
+    return server, servicer
+
+
+def run_forever(server, servicer: GuestServicer) -> None:
+    """Block until SIGTERM/SIGINT, then stop the server and clean up."""
+    import signal
+
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    stop.wait()
+    server.stop(grace=1.0).wait(2.0)
+    servicer.close()

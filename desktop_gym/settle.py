@@ -1,0 +1,49 @@
+"""Waiting for the screen to settle after an action, instead of a fixed pause.
+
+OSWorld pauses 2 s after every action. We poll screenshots (0.3 ms each through X shared memory)
+and return as soon as the picture has not changed for ``quiet`` seconds, or at ``timeout``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .guest.client import GuestClient
+
+
+def wait_until_screen_settles(
+    client: GuestClient, timeout: float = 1.0, quiet: float = 0.06, poll: float = 0.015
+) -> bool:
+    """Return True once the screen was unchanged for ``quiet`` seconds, False at ``timeout``.
+
+    Args:
+        client: the guest to take screenshots from.
+        timeout: the longest wait; apps that animate forever (a blinking cursor is one line of
+            pixels, but a video is not) end here.
+        quiet: how long the screen must stay unchanged.
+        poll: the interval between screenshots.
+    """
+    deadline = time.monotonic() + timeout
+    previous = client.screenshot()
+    stable_since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(poll)  # polling interval of a condition wait, not a fixed pause
+        current = client.screenshot()
+        now = time.monotonic()
+        if _differs(previous, current):
+            previous, stable_since = current, now
+        elif now - stable_since >= quiet:
+            return True
+    return False
+
+
+def _differs(a: np.ndarray, b: np.ndarray) -> bool:
+    # Ignore a text cursor blinking: count changed pixels, not any change at all.
+    if a.shape != b.shape:
+        return True
+    changed = np.count_nonzero(np.any(a != b, axis=-1))
+    return changed > 256

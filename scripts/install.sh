@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs everything desktop-gym needs on a fresh Debian 12 / Ubuntu machine:
+# the desktop stack from apt, a .venv with the package (editable, with the guest and dev extras),
+# and the bridge to the system-only Python modules (uno, pyatspi). Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  # the desktop: X server, window manager, session bus, accessibility bus
+  xvfb openbox dbus dbus-x11 at-spi2-core x11-utils
+  # the apps: LibreOffice with the gtk3 toolkit (needed for the accessibility tree), terminal, editor
+  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-uno
+  xterm mousepad fonts-dejavu-core
+  # accessibility from Python, and what PyGObject needs to build from PyPI
+  python3-pyatspi gir1.2-atspi-2.0 libgirepository1.0-dev libcairo2-dev pkg-config
+  # building the venv
+  python3-venv python3-dev gcc procps
+)
+
+if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== apt: installing ${#missing[@]} packages"
+  "${SUDO[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "== venv: creating .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+fi
+echo "== pip: installing desktop-gym[guest,dev]"
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e ".[guest,dev]"
+.venv/bin/python -m desktop_gym.sysdeps
+.venv/bin/desktop-gym doctor

@@ -1,0 +1,200 @@
+"""Mapping typed actions onto guest calls, checked with RecordingGuestClient (a test double)."""
+
+from __future__ import annotations
+
+import pytest
+from recording_client import RecordingGuestClient
+
+from desktop_gym.actions import (
+    ActionOutcome,
+    ActionSet,
+    ApiCall,
+    Click,
+    Done,
+    Drag,
+    Exit,
+    Fail,
+    Hotkey,
+    KeyDown,
+    KeyUp,
+    MouseDown,
+    MouseUp,
+    MoveTo,
+    OpenApp,
+    Press,
+    Quote,
+    Scroll,
+    SwitchWindow,
+    TypeText,
+    Wait,
+    execute,
+    resolve_app_name,
+    resolve_point,
+)
+from desktop_gym.guest.types import GuestError, GuestUnavailableError
+
+SCREEN = (1280, 720)
+
+
+def run(action, client: RecordingGuestClient | None = None, **kwargs) -> tuple[ActionOutcome, list]:
+    client = client or RecordingGuestClient(SCREEN)
+    sleeps: list[float] = []
+    outcome = execute(action, client, SCREEN, sleep=sleeps.append, **kwargs)
+    return outcome, client.calls + [("sleep", {"seconds": s}) for s in sleeps]
+
+
+@pytest.mark.parametrize(
+    ("action", "calls"),
+    [
+        (MoveTo(10.4, 20.6), [("move", {"x": 10, "y": 21})]),
+        (Click(5, 6), [("click", {"x": 5, "y": 6, "button": "left", "count": 1})]),
+        (
+            Click(button="right", num_clicks=2),
+            [("click", {"x": None, "y": None, "button": "right", "count": 2})],
+        ),
+        (MouseDown(1, 2, "middle"), [("mouse_down", {"x": 1, "y": 2, "button": "middle"})]),
+        (MouseUp(), [("mouse_up", {"x": None, "y": None, "button": "left"})]),
+        (Drag(30, 40, 10, 20), [("drag", {"x1": 10, "y1": 20, "x2": 30, "y2": 40, "button": "left"})]),
+        (
+            Drag(30, 40),
+            [
+                ("mouse_down", {"x": None, "y": None, "button": "left"}),
+                ("move", {"x": 30, "y": 40}),
+                ("mouse_up", {"x": 30, "y": 40, "button": "left"}),
+            ],
+        ),
+        (Scroll(0, 5, 100, 200), [("scroll", {"x": 100, "y": 200, "dx": 0, "dy": 5})]),
+        (Scroll(-2, 0), [("scroll", {"x": None, "y": None, "dx": -2, "dy": 0})]),
+        (TypeText("héllo\n"), [("type_text", {"text": "héllo\n"})]),
+        (
+            TypeText("x", 10, 20, overwrite=True, enter=True),
+            [
+                ("click", {"x": 10, "y": 20, "button": "left", "count": 1}),
+                ("hotkey", {"keys": ["ctrl", "a"]}),
+                ("type_text", {"text": "x"}),
+                ("press", {"key": "enter", "presses": 1}),
+            ],
+        ),
+        (TypeText("", enter=True), [("press", {"key": "enter", "presses": 1})]),
+        (KeyDown("shift"), [("key_down", {"key": "shift"})]),
+        (KeyUp("shift"), [("key_up", {"key": "shift"})]),
+        (Press("down", 3), [("press", {"key": "down", "presses": 3})]),
+        (Hotkey(("ctrl", "s")), [("hotkey", {"keys": ["ctrl", "s"]})]),
+        (SwitchWindow(0x3A00007), [("activate_window", {"window_id": 0x3A00007})]),
+        (Wait(1.5), [("sleep", {"seconds": 1.5})]),
+        (Wait(60), [("sleep", {"seconds": 5.0})]),
+    ],
+)
+def test_gui_actions_map_to_guest_calls(action, calls: list) -> None:
+    outcome, recorded = run(action)
+    assert outcome == ActionOutcome()
+    assert recorded == calls
+
+
+def test_normalized_coordinates_are_scaled_to_the_screen() -> None:
+    _, calls = run(Click(500, 500, normalized=True))
+    assert calls == [("click", {"x": 640, "y": 360, "button": "left", "count": 1})]
+    _, calls = run(MoveTo(1000, 1000, normalized=True))
+    assert calls == [("move", {"x": 1279, "y": 719})]
+    _, calls = run(MoveTo(0, 0, normalized=True))
+    assert calls == [("move", {"x": 0, "y": 0})]
+    assert resolve_point(250, 250, True, SCREEN) == (320, 180)
+    assert resolve_point(None, None, True, SCREEN) == (None, None)
+
+
+def test_the_screen_edge_is_clamped_but_beyond_it_is_an_error() -> None:
+    _, calls = run(MoveTo(1280, 720))
+    assert calls == [("move", {"x": 1279, "y": 719})]
+    outcome, calls = run(Click(1500, 10))
+    assert outcome.error == "click: x=1500 is outside the screen (1280x720 pixels)"
+    assert calls == []
+    outcome, _ = run(MoveTo(10, 721))
+    assert outcome.error == "move_to: y=721 is outside the screen (1280x720 pixels)"
+    outcome, _ = run(Drag(10, 10, -5, 3))
+    assert outcome.error == "drag: x=-5 is outside the screen (1280x720 pixels)"
+    outcome, _ = run(Click(1001, 5, normalized=True))
+    assert outcome.error == "click: x=1001 is outside the normalized 0-1000 range (1280x720 pixels)"
+    outcome, calls = run(TypeText("a", 10, 9999))
+    assert outcome.error == "type_text: y=9999 is outside the screen (1280x720 pixels)"
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    ("name", "app"),
+    [
+        ("LibreOffice Calc", "calc"),
+        ("calc", "calc"),
+        ("Spreadsheet", "calc"),
+        ("terminal", "terminal"),
+        ("xterm", "terminal"),
+        ("Text Editor", "editor"),
+        ("gedit", "editor"),
+        ("mousepad", "editor"),
+        ("libreoffice writer", "writer"),
+        ("Impress", "impress"),
+        ("  Writer  ", "writer"),
+    ],
+)
+def test_open_app_resolves_aliases(name: str, app: str) -> None:
+    assert resolve_app_name(name) == app
+    outcome, calls = run(OpenApp(name))
+    assert calls == [("launch_app", {"app": app})]
+    assert outcome.error is None
+    assert outcome.result == f"opened {app} (window {0x3A00007})"
+
+
+def test_open_app_of_an_unknown_app_reports_the_guest_error() -> None:
+    outcome, calls = run(OpenApp("Photoshop"))
+    assert calls == [("launch_app", {"app": "photoshop"})]
+    assert outcome == ActionOutcome(error="open_app: unknown app 'photoshop'")
+
+
+def test_quote_returns_its_content_without_touching_the_desktop() -> None:
+    outcome, calls = run(Quote("B2 = 17"))
+    assert outcome == ActionOutcome(result="B2 = 17")
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    ("action", "success"), [(Done(), True), (Fail(), False), (Exit(True), True), (Exit(False), False)]
+)
+def test_terminal_actions(action, success: bool) -> None:
+    outcome, calls = run(action)
+    assert outcome == ActionOutcome(terminal=True, success=success)
+    assert calls == []
+
+
+def test_guest_errors_become_outcome_errors_prefixed_by_the_action() -> None:
+    client = RecordingGuestClient(SCREEN, failures={"press": GuestError("unknown key 'hyper'")})
+    outcome, _ = run(Press("hyper"), client)
+    assert outcome == ActionOutcome(error="press: unknown key 'hyper'")
+    client = RecordingGuestClient(SCREEN, failures={"type_text": GuestUnavailableError("guest gone")})
+    outcome, calls = run(TypeText("a", 1, 2), client)
+    assert outcome.error == "type_text: guest gone"
+    assert [name for name, _ in calls] == ["click", "type_text"]
+
+
+def test_api_calls_are_not_available_yet() -> None:
+    outcome, calls = run(ApiCall("CalcTools", "set_cell_value", {"cell": "B2", "value": 5}))
+    assert outcome.error is not None
+    assert outcome.error.startswith("CalcTools.set_cell_value: API actions are not available")
+    assert calls == []
+
+
+def test_non_actions_are_a_programming_error() -> None:
+    with pytest.raises(TypeError, match="not a typed action"):
+        execute("click(coordinates=[1, 2])", RecordingGuestClient(), SCREEN)  # type: ignore[arg-type]
+
+
+def test_parse_then_execute_a_pyautogui_script() -> None:
+    actions = ActionSet(style="pyautogui", coordinates="normalized").parse(
+        "import pyautogui\npyautogui.click(500, 500)\npyautogui.write('=SUM(A1:A3)')\npyautogui.press('enter')"
+    )
+    client = RecordingGuestClient(SCREEN)
+    outcomes = [execute(a, client, SCREEN) for a in actions]
+    assert all(o == ActionOutcome() for o in outcomes)
+    assert client.calls == [
+        ("click", {"x": 640, "y": 360, "button": "left", "count": 1}),
+        ("type_text", {"text": "=SUM(A1:A3)"}),
+        ("press", {"key": "enter", "presses": 1}),
+    ]

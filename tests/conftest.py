@@ -1,0 +1,64 @@
+"""Shared fixtures: one real local desktop for the whole test session, and a guest client on it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import pytest
+
+from desktop_gym.backends.local import LocalBackend
+from desktop_gym.guest.client import GuestClient
+
+T = TypeVar("T")
+
+
+def wait_until(condition: Callable[[], T], timeout: float = 5.0, what: str = "condition") -> T:
+    """Poll ``condition`` until it returns a truthy value; fail the test naming ``what`` otherwise.
+
+    Exceptions raised by ``condition`` count as "not yet" (the last one is reported).
+    """
+    deadline = time.monotonic() + timeout
+    last_error: BaseException | None = None
+    while True:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as exc:  # noqa: BLE001 - polled conditions fail until they hold
+            last_error = exc
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.1f}s waiting for {what} (last error: {last_error!r})")
+        time.sleep(0.02)
+
+
+@pytest.fixture(name="wait_until", scope="session")
+def wait_until_fixture() -> Callable[..., object]:
+    """The ``wait_until(condition, timeout, what)`` polling helper, for test modules."""
+    return wait_until
+
+
+@pytest.fixture(scope="session")
+def desktop() -> Iterator[LocalBackend]:
+    """A LocalBackend started once per test session (call ``desktop.start()`` for its handle)."""
+    backend = LocalBackend(width=1280, height=720)
+    backend.start()
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="session")
+def _session_guest(desktop: LocalBackend) -> Iterator[GuestClient]:
+    handle = desktop.start()
+    client = GuestClient(handle.address, token=handle.token, timeout=30.0)
+    client.wait_ready()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def guest(_session_guest: GuestClient) -> Iterator[GuestClient]:
+    """The guest client of the shared desktop; apps launched by a test are killed after it."""
+    yield _session_guest
+    _session_guest.kill_apps()
