@@ -17,7 +17,7 @@ import numpy as np
 from .actions import Action, ActionOutcome, ActionParseError, ActionSet, execute
 from .backends import Backend, DesktopHandle, make_backend
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
-from .settle import wait_until_screen_settles
+from .settle import wait_until_desktop_settles
 from .spaces import OBSERVATION_KEYS, Unicode, observation_space
 from .tasks import Task, TaskContext, get_task
 from .verifiers.result import VerifierResult
@@ -169,7 +169,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         info: dict[str, Any] = {"step": self._steps}
         outcome = self._act(action)
         info["action_error"] = outcome.error
-        crash = self._detect_crash()
+        crash = self._detect_crash() or self._settle_or_crash()
         terminated = outcome.terminal
         truncated = not terminated and (crash is not None or self._steps >= self._step_budget())
         reward = 0.0
@@ -177,14 +177,14 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             info["crash"] = crash
         if terminated or truncated:
             self._episode_active = False
-            if crash is None or self._handle is not None and self._handle.is_alive():
+            info["agent_declared"] = outcome.success
+            if self._handle is not None and self._handle.is_alive():
                 verdict = self._verify()
                 reward = float(verdict.score if verdict.success else 0.0)
                 info["verifier"] = verdict.to_dict()
                 info["success"] = verdict.success
-            info["agent_declared"] = outcome.success
-        if crash is None:
-            self._settle()
+            else:
+                info["success"] = False
         observation = self._observe(result=outcome.result, error=outcome.error, crashed=crash is not None)
         return observation, reward, terminated, truncated, info
 
@@ -223,13 +223,27 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
     def _verify(self) -> VerifierResult:
         assert self._task is not None and self._ctx is not None
         try:
+            self._ctx.client.wait_apps_idle()  # a save the agent started must finish before we read the file
             return self._task.verify(self._ctx)
         except GuestError as error:
             return VerifierResult.failed(f"the verifier could not read the desktop: {error}")
 
     def _settle(self) -> None:
         if self.settle_timeout > 0 and self._client is not None:
-            wait_until_screen_settles(self._client, timeout=self.settle_timeout)
+            wait_until_desktop_settles(self._client, timeout=self.settle_timeout)
+
+    def _settle_or_crash(self) -> str | None:
+        """Wait for the screen to settle; if the desktop fails meanwhile, say why."""
+        try:
+            self._settle()
+            return None
+        except GuestError as error:
+            # A display killed a moment ago may still look alive: give its death a bounded moment to show.
+            assert self._handle is not None
+            deadline = time.monotonic() + 2.0
+            while self._handle.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return self._detect_crash() or f"the desktop stopped answering: {error}"
 
     # ------------------------------------------------------------------ observing
     def _observe(self, result: str | None, error: str | None, crashed: bool = False) -> dict[str, Any]:

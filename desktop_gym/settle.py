@@ -1,7 +1,9 @@
-"""Waiting for the screen to settle after an action, instead of a fixed pause.
+"""Waiting for the desktop to settle after an action, instead of a fixed pause.
 
-OSWorld pauses 2 s after every action. We poll screenshots (0.3 ms each through X shared memory)
-and return as soon as the picture has not changed for ``quiet`` seconds, or at ``timeout``.
+OSWorld pauses 2 s after every action. We poll screenshots and return as soon as the picture has
+not changed for ``quiet`` seconds; then we make sure no app is still busy with queued work (an
+app saving a file does not repaint, so a still screen alone proves nothing), and if one was, we
+let the screen settle once more.
 """
 
 from __future__ import annotations
@@ -39,6 +41,17 @@ def wait_until_screen_settles(
         elif now - stable_since >= quiet:
             return True
     return False
+
+
+def wait_until_desktop_settles(client: GuestClient, timeout: float = 1.0, busy_timeout: float = 10.0) -> None:
+    """Screen quiet, then every app idle, then (if an app was busy) screen quiet again.
+
+    Raises:
+        GuestError: the guest failed, or an app stayed busy for ``busy_timeout`` (hung).
+    """
+    wait_until_screen_settles(client, timeout=timeout)
+    if client.wait_apps_idle(timeout=busy_timeout) > 0.02:
+        wait_until_screen_settles(client, timeout=timeout)
 
 
 def _differs(a: np.ndarray, b: np.ndarray) -> bool:

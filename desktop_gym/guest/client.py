@@ -251,6 +251,11 @@ class GuestClient:
         """SIGKILL every launched app's process group."""
         self._call("KillApps", pb.KillAppsRequest())
 
+    def wait_apps_idle(self, timeout: float = 10.0) -> float:
+        """Block until every launched app has finished its queued work; returns the seconds waited."""
+        reply = self._call("WaitAppsIdle", pb.WaitAppsIdleRequest(timeout=timeout), timeout=timeout + 5)
+        return reply.waited_seconds
+
     def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
         """Call an app API method in the guest; returns the JSON result (not implemented yet in the guest)."""
         request = pb.CallApiRequest(app=app, method=method, args_json=args_json)

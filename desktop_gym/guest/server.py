@@ -7,6 +7,7 @@ import hmac
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent import futures
 from pathlib import Path
@@ -234,6 +235,12 @@ class GuestServicer(pb_grpc.GuestServicer):
     @_rpc
     def ListApps(self, request, context):
         return pb.ListAppsReply(apps=[self._app_message(info) for info in self.launcher.apps()])
+
+    @_rpc
+    def WaitAppsIdle(self, request, context):
+        started = time.perf_counter()
+        self.launcher.wait_idle(timeout=request.timeout or 10.0)
+        return pb.WaitAppsIdleReply(waited_seconds=time.perf_counter() - started)
 
     @_rpc
     def KillApps(self, request, context):

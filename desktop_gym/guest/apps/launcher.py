@@ -68,6 +68,12 @@ class LaunchedApp:
         return AppInfo(app=self.app, pid=self.proc.pid, alive=self.alive, window_id=self.window_id, file=self.file)
 
 
+def _touch_model(connection: Any) -> None:
+    document = connection.current_document()
+    if document is not None and hasattr(document, "isModified"):
+        document.isModified()
+
+
 def remove_stale_lock(document: Path) -> None:
     """Delete LibreOffice's ``.~lock.<name>#`` file beside ``document``, if a killed instance left one."""
     (document.parent / f".~lock.{document.name}#").unlink(missing_ok=True)
@@ -222,6 +228,28 @@ class AppLauncher:
         except ImportError as exc:
             raise AppLaunchError(f"cannot connect to {launched.app}: UNO bridge is missing ({exc})") from exc
         launched.uno = uno_bridge.wait_for_uno(launched.pipe_name, max(0.1, deadline - time.monotonic()))
+
+    def wait_idle(self, timeout: float = 10.0) -> None:
+        """Return once each live LibreOffice app's main thread is free.
+
+        A UNO call on the document model takes LibreOffice's global (solar) mutex, which the main
+        thread holds while it handles an event such as ctrl+s; so the call returns only after that.
+
+        Raises:
+            TimeoutError: an app stayed busy for ``timeout`` (it is probably hung).
+        """
+        from . import uno_bridge
+
+        with self._lock:
+            connected = [launched for launched in self._apps if launched.uno is not None and launched.alive]
+        for launched in connected:
+            connection = launched.uno
+            try:
+                connection.call(_touch_model, connection, timeout=timeout, what=f"{launched.app} idle check")
+            except uno_bridge.UnoTimeoutError as exc:
+                raise TimeoutError(f"{launched.app} stayed busy for {timeout:.1f}s (hung?)") from exc
+            except Exception:  # noqa: BLE001 - the app died meanwhile; crash detection reports that, not us
+                continue
 
     def get(self, app: str) -> LaunchedApp:
         """Return the most recently launched, still running instance of ``app``.

@@ -99,6 +99,11 @@ class GuestStub:
                 request_serializer=guest__pb2.KillAppsRequest.SerializeToString,
                 response_deserializer=guest__pb2.KillAppsReply.FromString,
                 _registered_method=True)
+        self.WaitAppsIdle = channel.unary_unary(
+                '/desktop_gym.guest.v1.Guest/WaitAppsIdle',
+                request_serializer=guest__pb2.WaitAppsIdleRequest.SerializeToString,
+                response_deserializer=guest__pb2.WaitAppsIdleReply.FromString,
+                _registered_method=True)
         self.CallApi = channel.unary_unary(
                 '/desktop_gym.guest.v1.Guest/CallApi',
                 request_serializer=guest__pb2.CallApiRequest.SerializeToString,
@@ -187,6 +192,14 @@ class GuestServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WaitAppsIdle(self, request, context):
+        """Returns once every launched app has finished the work already queued on its main thread
+        (e.g. a save started by ctrl+s): a busy app does not repaint, so a still screen alone is no proof.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CallApi(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -260,6 +273,11 @@ def add_GuestServicer_to_server(servicer, server):
                     servicer.KillApps,
                     request_deserializer=guest__pb2.KillAppsRequest.FromString,
                     response_serializer=guest__pb2.KillAppsReply.SerializeToString,
+            ),
+            'WaitAppsIdle': grpc.unary_unary_rpc_method_handler(
+                    servicer.WaitAppsIdle,
+                    request_deserializer=guest__pb2.WaitAppsIdleRequest.FromString,
+                    response_serializer=guest__pb2.WaitAppsIdleReply.SerializeToString,
             ),
             'CallApi': grpc.unary_unary_rpc_method_handler(
                     servicer.CallApi,
@@ -618,6 +636,33 @@ class Guest:
             '/desktop_gym.guest.v1.Guest/KillApps',
             guest__pb2.KillAppsRequest.SerializeToString,
             guest__pb2.KillAppsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WaitAppsIdle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/desktop_gym.guest.v1.Guest/WaitAppsIdle',
+            guest__pb2.WaitAppsIdleRequest.SerializeToString,
+            guest__pb2.WaitAppsIdleReply.FromString,
             options,
             channel_credentials,
             insecure,
