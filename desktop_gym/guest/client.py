@@ -9,6 +9,7 @@ import numpy as np
 
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
+from .shared_frame import SharedFrame, shared_memory_available
 from .types import AppInfo, ExecResult, GuestError, GuestUnavailableError, WindowInfo
 
 TOKEN_METADATA_KEY = "x-desktop-gym-token"
@@ -39,9 +40,15 @@ class GuestClient:
         )
         self._stub = pb_grpc.GuestStub(self._channel)
         self._screen_size: tuple[int, int] | None = None
+        # Screenshots through shared memory are tried once for a guest on a unix socket (same machine).
+        self._shared_frame: SharedFrame | None = None
+        self._try_shared_frame = address.startswith("unix:") and shared_memory_available()
 
     def close(self) -> None:
-        """Close the channel."""
+        """Close the channel and remove the shared screenshot buffer."""
+        if self._shared_frame is not None:
+            self._shared_frame.close()
+            self._shared_frame = None
         self._channel.close()
 
     def __enter__(self) -> GuestClient:
@@ -102,9 +109,31 @@ class GuestClient:
     # -- screen --------------------------------------------------------------------------------
 
     def screenshot(self) -> np.ndarray:
-        """Return the screen as an ``HxWx3`` uint8 RGB array."""
+        """Return the screen as an ``HxWx3`` uint8 RGB array (a fresh array the caller owns)."""
+        if self._try_shared_frame:
+            shot = self._screenshot_shared()
+            if shot is not None:
+                return shot
         reply = self._call("Screenshot", pb.ScreenshotRequest(format="raw"))
         return np.frombuffer(reply.data, dtype=np.uint8).reshape(reply.height, reply.width, 3)
+
+    def _screenshot_shared(self) -> np.ndarray | None:
+        """A screenshot through the shared frame, or None once the guest turns out not to see it."""
+        if self._shared_frame is None:
+            width, height = self.screen_size()
+            self._shared_frame = SharedFrame.create(width, height)
+        frame = self._shared_frame
+        with frame.lock:
+            try:
+                self._call("Screenshot", pb.ScreenshotRequest(format="raw", shm_path=str(frame.path)))
+            except GuestUnavailableError:
+                raise
+            except GuestError:  # e.g. the guest runs elsewhere and cannot open the file: send bytes instead
+                self._try_shared_frame = False
+                frame.close()
+                self._shared_frame = None
+                return None
+            return frame.array.copy()
 
     def screenshot_encoded(self, fmt: str = "png", quality: int = 80) -> bytes:
         """Return the screen encoded as ``"png"`` or ``"jpeg"``."""

@@ -20,6 +20,7 @@ from .input import InputController
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
 from .screen import ScreenCapture
+from .shared_frame import SHM_DIR, SharedFrame
 from .windows import WindowManager, WindowNotFoundError
 
 log = logging.getLogger(__name__)
@@ -110,7 +111,19 @@ class GuestServicer(pb_grpc.GuestServicer):
         self.screen = ScreenCapture(self.display_name)
         self.input = InputController(self.display_name)
         self.windows = WindowManager(self.display_name)
+        self._frames: dict[str, SharedFrame] = {}
+        self._frames_lock = threading.Lock()
         self.launcher = AppLauncher(self.home, self.windows, self.env, Path(state_dir) / "launches")
+
+    def _shared_frame(self, path: str) -> SharedFrame:
+        with self._frames_lock:
+            frame = self._frames.get(path)
+            if frame is None:
+                if not path.startswith(str(SHM_DIR) + "/") or "/" in path[len(str(SHM_DIR)) + 1 :]:
+                    raise ValueError(f"shared frames must be files directly in {SHM_DIR}, got {path!r}")
+                width, height = self.screen.size
+                frame = self._frames[path] = SharedFrame(Path(path), width, height)
+            return frame
 
     def close(self) -> None:
         """Kill launched apps and release X connections."""
@@ -128,6 +141,11 @@ class GuestServicer(pb_grpc.GuestServicer):
 
     @_rpc
     def Screenshot(self, request, context):
+        if request.shm_path and (request.format or "raw") == "raw":
+            frame = self._shared_frame(request.shm_path)
+            with frame.lock:
+                self.screen.grab(out=frame.array)
+            return pb.ScreenshotReply(width=frame.width, height=frame.height, format="shm")
         data, width, height = self.screen.encode(request.format or "raw", request.quality or 80)
         return pb.ScreenshotReply(data=data, width=width, height=height, format=request.format or "raw")
 

@@ -60,11 +60,11 @@ def test_launch_calc_in_place_and_relaunch_after_kill(guest: GuestClient) -> Non
 
 def test_terminal_is_ready_for_keystrokes_when_launch_returns(guest: GuestClient) -> None:
     guest.launch_app("terminal")
-    guest.type_text("echo ready > ~/typed.txt\n")
+    guest.type_text("echo ready > ~/terminal-ready.txt\n")
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         try:
-            assert guest.get_file("~/typed.txt") == b"ready\n"
+            assert guest.get_file("~/terminal-ready.txt") == b"ready\n"
             return
         except GuestError:
             time.sleep(0.02)

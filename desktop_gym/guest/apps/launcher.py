@@ -144,6 +144,10 @@ class AppLauncher:
             self._apps.append(launched)
         window = self._wait_for_window(launched, existing, deadline)
         launched.window_id = window.window_id
+        if not window.focused:
+            # The window manager focuses new windows a moment after mapping them; input sent in
+            # that moment would go to the previous window, so make the focus explicit and wait for it.
+            self._windows.activate(window.window_id, timeout=max(0.1, min(2.0, deadline - time.monotonic())))
         if launched.pipe_name is not None:
             self._wait_for_uno(launched, deadline)
         if "ready_marker" in launched.extra:

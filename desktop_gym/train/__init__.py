@@ -1,0 +1,1 @@
+"""Rollouts, step-level GRPO, Entropulse and trainer adapters (not built yet; see the issues)."""
