@@ -234,6 +234,9 @@ class LocalBackend(Backend):
                     f"{self.width}x{self.height}x24",
                     "-nolisten",
                     "tcp",
+                    # GLX would load Mesa into the X server (~40 MiB per desktop); no app here needs it.
+                    "-extension",
+                    "GLX",
                 ],
                 env,
                 logs,
