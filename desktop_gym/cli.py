@@ -72,7 +72,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     """Check that the system pieces a local desktop needs are installed."""
     import shutil
 
-    problems = []
+    problems = 0
     for program, package in (
         ("Xvfb", "xvfb"),
         ("openbox", "openbox"),

@@ -9,6 +9,7 @@ let the screen settle once more.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,21 +21,28 @@ if TYPE_CHECKING:
 def wait_until_screen_settles(
     client: GuestClient, timeout: float = 1.0, quiet: float = 0.06, poll: float = 0.015
 ) -> bool:
-    """Return True once the screen was unchanged for ``quiet`` seconds, False at ``timeout``.
+    """Return True once the guest's screen was unchanged for ``quiet`` seconds, False at ``timeout``."""
+    return wait_until_stable(client.screenshot, timeout=timeout, quiet=quiet, poll=poll)
+
+
+def wait_until_stable(
+    grab: Callable[[], np.ndarray], timeout: float = 1.0, quiet: float = 0.06, poll: float = 0.015
+) -> bool:
+    """Return True once ``grab()`` returned the same picture for ``quiet`` seconds, False at ``timeout``.
 
     Args:
-        client: the guest to take screenshots from.
+        grab: takes a screenshot (the guest client's, or the screen capture inside the guest).
         timeout: the longest wait; apps that animate forever (a blinking cursor is one line of
             pixels, but a video is not) end here.
         quiet: how long the screen must stay unchanged.
         poll: the interval between screenshots.
     """
     deadline = time.monotonic() + timeout
-    previous = client.screenshot()
+    previous = grab()
     stable_since = time.monotonic()
     while time.monotonic() < deadline:
         time.sleep(poll)  # polling interval of a condition wait, not a fixed pause
-        current = client.screenshot()
+        current = grab()
         now = time.monotonic()
         if _differs(previous, current):
             previous, stable_since = current, now

@@ -1,21 +1,46 @@
-"""Verifiers that read saved spreadsheets (xlsx through openpyxl)."""
+"""Verifiers that read cells of saved spreadsheets: values, formulas, number formats, fonts, widths.
+
+xlsx is read with openpyxl; cell values also read from ods (odfpy).
+"""
 
 from __future__ import annotations
 
-import io
-import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
+from ._load import guarded_read, is_ods, open_xlsx, require
+from .registry import register_verifier
 from .result import VerifierResult
+from .tables import sheet_rows
 
 CellValue = float | int | str | None
+Match = Literal["equals", "contains"]
 
 
-def _load_workbook(data: bytes):  # -> openpyxl.Workbook
-    import openpyxl
+def pick_sheet(workbook: Any, sheet: str | None) -> Any:
+    """The worksheet named ``sheet`` (the active one when None), or a failed result naming the sheets."""
+    if sheet is None:
+        return workbook.active
+    if sheet not in workbook.sheetnames:
+        return VerifierResult.failed(
+            f"sheet {sheet!r} not found; sheets: {workbook.sheetnames}", sheets=workbook.sheetnames
+        )
+    return workbook[sheet]
 
-    # data_only=True reads the values LibreOffice cached for formulas, i.e. what the user sees.
-    return openpyxl.load_workbook(io.BytesIO(data), data_only=True)
+
+def expand_cells(cells: str | Iterable[str]) -> list[str]:
+    """Cell references from ``"A1"``, ``"A1:C3"`` or a list of either, row by row."""
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    refs: list[str] = []
+    for item in [cells] if isinstance(cells, str) else cells:
+        if ":" not in item:
+            refs.append(item.upper())
+            continue
+        min_col, min_row, max_col, max_row = range_boundaries(item.upper())
+        for row in range(min_row, max_row + 1):
+            refs.extend(f"{get_column_letter(col)}{row}" for col in range(min_col, max_col + 1))
+    return refs
 
 
 def _matches(found: object, expected: CellValue, tolerance: float) -> bool:
@@ -29,13 +54,38 @@ def _matches(found: object, expected: CellValue, tolerance: float) -> bool:
     return str(found).strip() == str(expected).strip()
 
 
+def _mismatch_result(what: str, mismatches: dict[str, dict[str, object]], total: int) -> VerifierResult:
+    first = next(iter(mismatches))
+    return VerifierResult.failed(
+        f"{len(mismatches)} of {total} {what} differ; first {first}: "
+        f"expected {mismatches[first]['expected']!r}, found {mismatches[first]['found']!r}",
+        score=(total - len(mismatches)) / total if total else 0.0,
+        mismatches=mismatches,
+    )
+
+
+def _ods_cell_values(data: bytes, refs: Iterable[str], sheet: str | None) -> dict[str, object]:
+    from openpyxl.utils.cell import coordinate_to_tuple
+
+    _, rows = sheet_rows(data, sheet)
+    values: dict[str, object] = {}
+    for ref in refs:
+        row, col = coordinate_to_tuple(ref)
+        cells = rows[row - 1] if row - 1 < len(rows) else []
+        values[ref] = cells[col - 1] if col - 1 < len(cells) else None
+    return values
+
+
+@register_verifier("xlsx_cells", reads="file")
 def verify_xlsx_cells(
     data: bytes | None,
     expected: Mapping[str, CellValue],
     sheet: str | None = None,
     tolerance: float = 1e-6,
 ) -> VerifierResult:
-    """Check that cells of a saved xlsx hold the expected values.
+    """Check that cells of a saved xlsx (or ods) hold the expected values.
+
+    Formula cells are compared by the value the app cached for them, i.e. what the user sees.
 
     Args:
         data: the file's bytes, or None when the file does not exist.
@@ -46,28 +96,202 @@ def verify_xlsx_cells(
     Returns:
         success when every cell matches; the score is the fraction of matching cells.
     """
-    if data is None:
-        return VerifierResult.failed("the spreadsheet file does not exist (was it saved?)")
-    try:
-        workbook = _load_workbook(data)
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as error:
-        return VerifierResult.failed(f"the file is not a readable xlsx workbook: {error}")
-    if sheet is not None and sheet not in workbook.sheetnames:
-        return VerifierResult.failed(f"sheet {sheet!r} not found; sheets: {workbook.sheetnames}")
-    worksheet = workbook[sheet] if sheet else workbook.active
+    refs = [ref.upper() for ref in expected]
+    wanted = dict(zip(refs, expected.values(), strict=True))
+    if is_ods(require(data, "xlsx")):
+        found = _ods_cell_values(data, refs, sheet)  # type: ignore[arg-type]
+    else:
+        worksheet = pick_sheet(open_xlsx(data), sheet)
+        if isinstance(worksheet, VerifierResult):
+            return worksheet
+        found = {ref: worksheet[ref].value for ref in refs}
+    mismatches = {
+        ref: {"expected": want, "found": found[ref]}
+        for ref, want in wanted.items()
+        if not _matches(found[ref], want, tolerance)
+    }
+    if mismatches:
+        return _mismatch_result("cells", mismatches, len(expected))
+    return VerifierResult.passed(f"all {len(expected)} cells match", cells=len(expected))
+
+
+def _normalize_formula(formula: str) -> str:
+    return "".join(formula.lstrip("=").split()).upper()
+
+
+@register_verifier("xlsx_formulas", reads="file")
+def verify_xlsx_formulas(
+    data: bytes | None,
+    expected: Mapping[str, str | None],
+    sheet: str | None = None,
+    match: Match = "equals",
+) -> VerifierResult:
+    """Check that cells hold formulas (not typed-in values), optionally particular ones.
+
+    Formulas compare case-insensitively with spaces and the leading ``=`` ignored.
+
+    Args:
+        data: the file's bytes, or None when the file does not exist.
+        expected: cell reference -> formula text (``"=SUM(B2:B9)"``), or None for "any formula".
+        sheet: the sheet to read; the active sheet when None.
+        match: ``"equals"`` the whole formula, or the formula ``"contains"`` the text (``"SUM("``).
+    """
+    worksheet = pick_sheet(open_xlsx(data, formulas=True), sheet)
+    if isinstance(worksheet, VerifierResult):
+        return worksheet
     mismatches: dict[str, dict[str, object]] = {}
     for ref, want in expected.items():
-        found = worksheet[ref].value
-        if not _matches(found, want, tolerance):
+        value = worksheet[ref.upper()].value
+        text = getattr(value, "text", value)  # ArrayFormula keeps its formula in .text
+        if not (isinstance(text, str) and text.startswith("=")):
+            mismatches[ref] = {"expected": want or "a formula", "found": value}
+            continue
+        if want is None:
+            continue
+        got, needle = _normalize_formula(text), _normalize_formula(want)
+        if got != needle and not (match == "contains" and needle in got):
+            mismatches[ref] = {"expected": want, "found": text}
+    if mismatches:
+        return _mismatch_result("formula cells", mismatches, len(expected))
+    return VerifierResult.passed(f"all {len(expected)} cells hold the expected formulas")
+
+
+def _normalize_format(number_format: str) -> str:
+    return number_format.replace("\\", "").replace('"', "").strip()
+
+
+@register_verifier("xlsx_number_formats", reads="file")
+def verify_xlsx_number_formats(
+    data: bytes | None,
+    expected: Mapping[str, str],
+    sheet: str | None = None,
+    match: Match = "equals",
+) -> VerifierResult:
+    """Check the number format codes of cells (``"0.00"``, ``"0%"``, ``"yyyy-mm-dd"``).
+
+    Backslash escapes and quotes are ignored, since apps write ``#,##0 "€"`` and ``#,##0\\ €`` alike.
+
+    Args:
+        data: the file's bytes, or None when the file does not exist.
+        expected: cell reference -> format code.
+        sheet: the sheet to read; the active sheet when None.
+        match: the code ``"equals"`` the expected one, or ``"contains"`` it (``"%"``).
+    """
+    worksheet = pick_sheet(open_xlsx(data), sheet)
+    if isinstance(worksheet, VerifierResult):
+        return worksheet
+    mismatches: dict[str, dict[str, object]] = {}
+    for ref, want in expected.items():
+        found = worksheet[ref.upper()].number_format
+        got, needle = _normalize_format(found), _normalize_format(want)
+        if got != needle and not (match == "contains" and needle in got):
             mismatches[ref] = {"expected": want, "found": found}
-    matched = len(expected) - len(mismatches)
-    score = matched / len(expected) if expected else 1.0
+    if mismatches:
+        return _mismatch_result("number formats", mismatches, len(expected))
+    return VerifierResult.passed(f"all {len(expected)} cells have the expected number format")
+
+
+@register_verifier("xlsx_font", reads="file")
+def verify_xlsx_font(
+    data: bytes | None,
+    cells: str | Iterable[str],
+    sheet: str | None = None,
+    bold: bool | None = None,
+    italic: bool | None = None,
+    underline: bool | None = None,
+    name: str | None = None,
+    size: float | None = None,
+) -> VerifierResult:
+    """Check the font of cells; properties left None are not checked.
+
+    Args:
+        data: the file's bytes, or None when the file does not exist.
+        cells: a reference, a range (``"A1:D1"``) or a list of them.
+        sheet: the sheet to read; the active sheet when None.
+        bold: required boldness.
+        italic: required italics.
+        underline: required underlining (any underline style counts).
+        name: required font family, case-insensitive.
+        size: required size in points (within 0.01).
+    """
+    worksheet = pick_sheet(open_xlsx(data), sheet)
+    if isinstance(worksheet, VerifierResult):
+        return worksheet
+    refs = expand_cells(cells)
+    mismatches: dict[str, dict[str, object]] = {}
+    for ref in refs:
+        font = worksheet[ref].font
+        facts = {
+            "bold": bool(font.b),
+            "italic": bool(font.i),
+            "underline": font.u not in (None, "none"),
+            "name": font.name,
+            "size": float(font.sz) if font.sz is not None else None,
+        }
+        wanted = {"bold": bold, "italic": italic, "underline": underline, "name": name, "size": size}
+        for key, want in wanted.items():
+            if want is None:
+                continue
+            got = facts[key]
+            same = (
+                (got is not None and abs(got - want) <= 0.01)  # type: ignore[operator]
+                if key == "size"
+                else (str(got).casefold() == str(want).casefold() if key == "name" else got == want)
+            )
+            if not same:
+                mismatches[ref] = {"property": key, "expected": want, "found": got}
+                break
     if mismatches:
         first = next(iter(mismatches))
+        miss = mismatches[first]
         return VerifierResult.failed(
-            f"{len(mismatches)} of {len(expected)} cells differ; first {first}: "
-            f"expected {mismatches[first]['expected']!r}, found {mismatches[first]['found']!r}",
-            score=score,
+            f"{len(mismatches)} of {len(refs)} cells have the wrong font; first {first}: "
+            f"{miss['property']} expected {miss['expected']!r}, found {miss['found']!r}",
+            score=(len(refs) - len(mismatches)) / len(refs) if refs else 0.0,
             mismatches=mismatches,
         )
-    return VerifierResult.passed(f"all {len(expected)} cells match", cells=len(expected))
+    return VerifierResult.passed(f"all {len(refs)} cells have the expected font")
+
+
+def column_width(worksheet: Any, letter: str) -> float:
+    """The width of column ``letter`` in characters, resolving grouped ``<col min max>`` entries."""
+    from openpyxl.utils.cell import column_index_from_string
+
+    index = column_index_from_string(letter)
+    for dimension in worksheet.column_dimensions.values():
+        if dimension.min is not None and dimension.max is not None and dimension.min <= index <= dimension.max:
+            if dimension.width:
+                return float(dimension.width)
+    default = worksheet.sheet_format.defaultColWidth
+    return float(default) if default else 8.43
+
+
+@register_verifier("xlsx_column_widths", reads="file")
+def verify_xlsx_column_widths(
+    data: bytes | None,
+    expected: Mapping[str, float],
+    sheet: str | None = None,
+    tolerance: float = 0.5,
+    at_least: bool = False,
+) -> VerifierResult:
+    """Check column widths (in Excel character units).
+
+    Args:
+        data: the file's bytes, or None when the file does not exist.
+        expected: column letter -> width.
+        sheet: the sheet to read; the active sheet when None.
+        tolerance: absolute tolerance (apps round widths to pixels).
+        at_least: only require each width to be at least the expected one (minus the tolerance).
+    """
+    worksheet = guarded_read("xlsx", pick_sheet, open_xlsx(data), sheet)
+    if isinstance(worksheet, VerifierResult):
+        return worksheet
+    mismatches: dict[str, dict[str, object]] = {}
+    for letter, want in expected.items():
+        found = round(column_width(worksheet, letter.upper()), 3)
+        ok = found >= want - tolerance if at_least else abs(found - want) <= tolerance
+        if not ok:
+            mismatches[letter] = {"expected": f">= {want}" if at_least else want, "found": found}
+    if mismatches:
+        return _mismatch_result("column widths", mismatches, len(expected))
+    return VerifierResult.passed(f"all {len(expected)} columns have the expected width")

@@ -9,6 +9,7 @@ stopped answering also shows up here; the env detects the crash itself.)
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -212,7 +213,7 @@ def _perform(
         success = isinstance(action, Done) or (isinstance(action, Exit) and action.success)
         return ActionOutcome(terminal=True, success=success)
     elif isinstance(action, ApiCall):
-        return _api_call(action)
+        return _api_call(action, client)
     else:
         raise TypeError(f"cannot execute {action!r}: not a typed action (parse it with ActionSet first)")
     return ActionOutcome()
@@ -243,9 +244,10 @@ def _type_text(action: TypeText, client: GuestClient, screen: tuple[int, int]) -
         client.press("enter")
 
 
-def _api_call(action: ApiCall) -> ActionOutcome:
-    # The guest's API dispatcher (client.call_api) lands in a later issue; until then the agent
-    # is told plainly instead of the call hanging on an unimplemented RPC.
-    return ActionOutcome(
-        error=f"{action_name(action)}: API actions are not available in this desktop yet; use GUI actions"
-    )
+def _api_call(action: ApiCall, client: GuestClient) -> ActionOutcome:
+    # The guest checks the arguments and runs the method on the live app (GuestError -> error).
+    result_json = client.call_api(action.app_class, action.method, json.dumps(action.kwargs))
+    result = json.loads(result_json) if result_json else None
+    if result is None:
+        return ActionOutcome(result="None")
+    return ActionOutcome(result=result if isinstance(result, str) else json.dumps(result, ensure_ascii=False))

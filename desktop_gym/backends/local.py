@@ -84,6 +84,8 @@ class LocalBackend(Backend):
             folder, removed at ``close``.
         startup_timeout: Seconds allowed for each component to become ready.
         python: Interpreter for the guest agent (default: this one).
+        warm_spare: Keep a LibreOffice running in the background so a reset only loads the task's
+            document (~0.2 s instead of ~0.7 s), at the cost of one more office in memory.
     """
 
     name = "local"
@@ -95,7 +97,9 @@ class LocalBackend(Backend):
         workdir: str | Path | None = None,
         startup_timeout: float = 30.0,
         python: str = sys.executable,
+        warm_spare: bool = False,
     ) -> None:
+        self.warm_spare = warm_spare
         self.width = width
         self.height = height
         self.startup_timeout = startup_timeout
@@ -182,6 +186,7 @@ class LocalBackend(Backend):
                 str(token_file),
                 "--state-dir",
                 str(self.workdir / "guest-state"),
+                *(["--warm-spare"] if self.warm_spare else []),
             ],
             guest_env,
             logs,

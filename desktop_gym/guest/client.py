@@ -286,6 +286,18 @@ class GuestClient:
         return reply.waited_seconds
 
     def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
-        """Call an app API method in the guest; returns the JSON result (not implemented yet in the guest)."""
+        """Call an app API method on the live app in the guest; return the result as JSON text.
+
+        Args:
+            app: The app (``"calc"``) or its tool class (``"CalcTools"``).
+            method: The tool method, e.g. ``"set_cell_value"``.
+            args_json: The keyword arguments as a JSON object.
+            timeout: The RPC deadline in seconds (default: the client's).
+
+        Raises:
+            GuestError: unknown app or method, arguments that do not fit the signature, the app
+                not running, a LibreOffice exception or the guest's UNO watchdog firing; the
+                message says which.
+        """
         request = pb.CallApiRequest(app=app, method=method, args_json=args_json)
         return self._call("CallApi", request, timeout=timeout).result_json

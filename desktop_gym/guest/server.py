@@ -15,7 +15,9 @@ from pathlib import Path
 import grpc
 
 from . import files, processes
+from .apps import registry
 from .apps.launcher import AppLauncher, AppLaunchError
+from .apps.tool_schema import ApiCallError
 from .input import InputController
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
@@ -44,6 +46,8 @@ ERROR_CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
     # A guest-side wait that ran out is not the client's deadline: ABORTED keeps them apart.
     (TimeoutError, grpc.StatusCode.ABORTED),
     (AppLaunchError, grpc.StatusCode.FAILED_PRECONDITION),
+    # The app refused a well-formed API call (a UNO exception): the agent reads the message.
+    (ApiCallError, grpc.StatusCode.FAILED_PRECONDITION),
 ]
 
 
@@ -95,6 +99,9 @@ def _optional(message, name: str) -> int | None:
     return getattr(message, name) if message.HasField(name) else None
 
 
+INPUT_IDLE_TIMEOUT = 10.0  # seconds an app may take to handle one input action
+
+
 class GuestServicer(pb_grpc.GuestServicer):
     """Implements the Guest service against the X display this process runs in.
 
@@ -104,7 +111,9 @@ class GuestServicer(pb_grpc.GuestServicer):
         display_name: X display; ``None`` uses ``$DISPLAY``.
     """
 
-    def __init__(self, home: Path, state_dir: Path, display_name: str | None = None) -> None:
+    def __init__(
+        self, home: Path, state_dir: Path, display_name: str | None = None, warm_spare: bool = False
+    ) -> None:
         self.home = Path(home).resolve()
         self.display_name = display_name or os.environ.get("DISPLAY", "")
         self.env = processes.session_env(self.home)
@@ -113,7 +122,14 @@ class GuestServicer(pb_grpc.GuestServicer):
         self.windows = WindowManager(self.display_name)
         self._frames: dict[str, SharedFrame] = {}
         self._frames_lock = threading.Lock()
-        self.launcher = AppLauncher(self.home, self.windows, self.env, Path(state_dir) / "launches")
+        self.launcher = AppLauncher(
+            self.home,
+            self.windows,
+            self.env,
+            Path(state_dir) / "launches",
+            warm_spare=warm_spare,
+            grab_screen=self.screen.grab,
+        )
 
     def _shared_frame(self, path: str) -> SharedFrame:
         with self._frames_lock:
@@ -128,7 +144,7 @@ class GuestServicer(pb_grpc.GuestServicer):
     def close(self) -> None:
         """Kill launched apps and release X connections."""
         try:
-            self.launcher.kill_all()
+            self.launcher.close()
         finally:
             self.input.close()
             self.windows.close()
@@ -174,6 +190,10 @@ class GuestServicer(pb_grpc.GuestServicer):
             control.hotkey(list(action.keys))
         elif kind == "type_text":
             control.type_text(action.text)
+        # Input counts as delivered once the apps have handled it: LibreOffice runs some key
+        # commands asynchronously, and a second key sent before the first is handled can be lost
+        # (measured: ctrl+Home, Right, Down sent back to back left the cursor one cell short).
+        self.launcher.wait_idle(timeout=INPUT_IDLE_TIMEOUT)
         return pb.InputReply()
 
     @_rpc
@@ -267,7 +287,11 @@ class GuestServicer(pb_grpc.GuestServicer):
 
     @_rpc
     def CallApi(self, request, context):
-        raise NotImplementedError(f"app API calls are not implemented yet ({request.app}.{request.method})")
+        # request.app is an app ("calc") or its tool class ("CalcTools"); arguments are checked
+        # before the call reaches the app, which runs it under the UNO watchdog.
+        launched = self.launcher.get(registry.resolve_app(request.app))
+        result = registry.call_api(launched, request.method, request.args_json, home=self.home)
+        return pb.CallApiReply(result_json=result)
 
 
 def serve(
@@ -276,6 +300,7 @@ def serve(
     token: str | None = None,
     max_workers: int = 8,
     state_dir: str | Path | None = None,
+    warm_spare: bool = False,
 ):
     """Start the guest server on a unix socket (mode 0600) and return ``(server, servicer)``.
 
@@ -286,7 +311,9 @@ def serve(
     socket_path.parent.mkdir(parents=True, exist_ok=True)
     if socket_path.exists():
         socket_path.unlink()
-    servicer = GuestServicer(Path(home), Path(state_dir) if state_dir else socket_path.parent / "guest-state")
+    servicer = GuestServicer(
+        Path(home), Path(state_dir) if state_dir else socket_path.parent / "guest-state", warm_spare=warm_spare
+    )
     interceptors = [TokenInterceptor(token)] if token else []
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="guest"),

@@ -24,6 +24,7 @@ class RecordingGuestClient:
         self.screen = screen
         self.failures = dict(failures or {})
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.api_results: dict[str, str] = {}  # API method -> the JSON result call_api answers
 
     def _record(self, method: str, **arguments: Any) -> None:
         self.calls.append((method, arguments))
@@ -74,3 +75,7 @@ class RecordingGuestClient:
         if app not in ("calc", "writer", "impress", "terminal", "editor"):
             raise GuestError(f"unknown app {app!r}")
         return AppInfo(app=app, pid=4242, alive=True, window_id=0x3A00007, file=file)
+
+    def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
+        self._record("call_api", app=app, api_method=method, args_json=args_json)
+        return self.api_results.get(method, "null")

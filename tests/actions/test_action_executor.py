@@ -174,11 +174,20 @@ def test_guest_errors_become_outcome_errors_prefixed_by_the_action() -> None:
     assert [name for name, _ in calls] == ["click", "type_text"]
 
 
-def test_api_calls_are_not_available_yet() -> None:
-    outcome, calls = run(ApiCall("CalcTools", "set_cell_value", {"cell": "B2", "value": 5}))
-    assert outcome.error is not None
-    assert outcome.error.startswith("CalcTools.set_cell_value: API actions are not available")
-    assert calls == []
+def test_api_calls_go_to_the_guest_and_return_its_result() -> None:
+    client = RecordingGuestClient(SCREEN)
+    client.api_results["get_range_values"] = "[[1, \"a\"]]"
+    outcome, calls = run(ApiCall("CalcTools", "get_range_values", {"cell_range": "A1:B1"}), client)
+    assert outcome == ActionOutcome(result='[[1, "a"]]')
+    assert calls == [
+        ("call_api", {"app": "CalcTools", "api_method": "get_range_values", "args_json": '{"cell_range": "A1:B1"}'})
+    ]
+    client.api_results["set_cell_value"] = '"set B2 to 5"'
+    outcome, _ = run(ApiCall("CalcTools", "set_cell_value", {"cell": "B2", "value": 5}), client)
+    assert outcome == ActionOutcome(result="set B2 to 5")
+    failing = RecordingGuestClient(SCREEN, failures={"call_api": GuestError("CallApi: unknown argument 'cel'")})
+    outcome, _ = run(ApiCall("CalcTools", "set_cell_value", {"cel": "B2"}), failing)
+    assert outcome.error == "CalcTools.set_cell_value: CallApi: unknown argument 'cel'"
 
 
 def test_non_actions_are_a_programming_error() -> None:

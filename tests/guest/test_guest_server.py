@@ -48,9 +48,11 @@ def test_unknown_key_and_outside_click_are_errors(guest: GuestClient) -> None:
         guest.click(10, 10, button="thumb")
 
 
-def test_call_api_is_not_implemented_yet(guest: GuestClient) -> None:
-    with pytest.raises(GuestError, match="not implemented"):
-        guest.call_api("calc", "get_cell", "{}")
+def test_call_api_needs_a_running_app_and_a_known_api(guest: GuestClient) -> None:
+    with pytest.raises(GuestError, match="no running calc app"):
+        guest.call_api("calc", "get_cell_value", '{"cell": "A1"}')
+    with pytest.raises(GuestError, match="no app API for 'WordTools'"):
+        guest.call_api("WordTools", "get_cell_value", "{}")
 
 
 def test_wrong_or_missing_token_is_rejected(desktop) -> None:

@@ -19,17 +19,23 @@ import shutil
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...settle import wait_until_stable
 from ..files import resolve_path
 from ..processes import group_alive, kill_group, spawn
 from ..types import AppInfo, WindowInfo
 from ..windows import WindowManager
+from .warm_spare import Spare, WarmOffice
 
 POLL_INTERVAL = 0.02
 LIBREOFFICE_MODULES = {"calc": "--calc", "writer": "--writer", "impress": "--impress"}
+LAYOUT_QUIET = 0.2  # how long the screen must stay unchanged before a launched app counts as ready
+LAYOUT_SETTLE_TIMEOUT = 3.0  # seconds a launched app may keep repainting before we hand it over
+FACTORIES = {"calc": "scalc", "writer": "swriter", "impress": "simpress"}
 CSV_IMPORT_FILTER = "Text - txt - csv (StarCalc):44,34,76,1"
 APPS = (*LIBREOFFICE_MODULES, "terminal", "editor")
 WINDOW_CLASSES = {
@@ -96,9 +102,23 @@ class AppLauncher:
         windows: Window manager access, used to wait for the app's window.
         env: Environment for the apps (see ``processes.session_env``).
         runtime_dir: Where per-launch folders (profile, file copy, log) go.
+        warm_spare: Keep a LibreOffice running in the background so the next Calc/Writer/Impress
+            launch only loads its document (see ``warm_spare``).
+        grab_screen: Takes a screenshot; a launch returns once the screen stopped changing, because
+            LibreOffice drops keys sent while it is still laying out its window (measured: about
+            one launch in three lost the first keys when typing started right after UNO answered).
     """
 
-    def __init__(self, home: Path, windows: WindowManager, env: dict[str, str], runtime_dir: Path) -> None:
+    def __init__(
+        self,
+        home: Path,
+        windows: WindowManager,
+        env: dict[str, str],
+        runtime_dir: Path,
+        warm_spare: bool = False,
+        grab_screen: Callable[[], Any] | None = None,
+    ) -> None:
+        self._grab_screen = grab_screen
         self._home = Path(home)
         self._windows = windows
         self._env = env
@@ -106,6 +126,16 @@ class AppLauncher:
         self._apps: list[LaunchedApp] = []
         self._lock = threading.Lock()
         self._counter = 0
+        self._warm = WarmOffice(env, self._home, self._new_launch_dir) if warm_spare else None
+        if self._warm is not None:
+            self._warm.ensure_started()
+
+    def _new_launch_dir(self, app: str) -> Path:
+        with self._lock:
+            self._counter += 1
+            launch_dir = self._runtime_dir / f"{self._counter:04d}-{app}-{uuid.uuid4().hex[:8]}"
+        launch_dir.mkdir(parents=True)
+        return launch_dir
 
     def launch(self, app: str, file: str | None = None, timeout: float = 30.0) -> LaunchedApp:
         """Start ``app`` (opening ``file`` if given) and wait until it is usable.
@@ -125,18 +155,18 @@ class AppLauncher:
         source = resolve_path(file, self._home) if file else None
         if source is not None and not source.is_file():
             raise FileNotFoundError(f"cannot open {source} in {app}: no such file")
-        with self._lock:
-            self._counter += 1
-            launch_dir = self._runtime_dir / f"{self._counter:04d}-{app}-{uuid.uuid4().hex[:8]}"
-        launch_dir.mkdir(parents=True)
         existing = {window.window_id for window in self._windows.list_windows()}
-        if app in LIBREOFFICE_MODULES:
-            launched = self._start_libreoffice(app, source, launch_dir)
+        spare = self._warm.take() if self._warm is not None and app in LIBREOFFICE_MODULES else None
+        if spare is not None:
+            launched = self._load_into_spare(app, source, spare, deadline)
+        elif app in LIBREOFFICE_MODULES:
+            launched = self._start_libreoffice(app, source, self._new_launch_dir(app))
         elif app == "terminal":
             if source is not None:
                 raise ValueError("the terminal does not open files (exec a command instead)")
-            launched = self._start_terminal(launch_dir)
+            launched = self._start_terminal(self._new_launch_dir(app))
         else:
+            launch_dir = self._new_launch_dir(app)
             argv = ["mousepad"] + ([str(source)] if source is not None else [])
             proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
             launched = LaunchedApp(app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None)
@@ -148,11 +178,52 @@ class AppLauncher:
             # The window manager focuses new windows a moment after mapping them; input sent in
             # that moment would go to the previous window, so make the focus explicit and wait for it.
             self._windows.activate(window.window_id, timeout=max(0.1, min(2.0, deadline - time.monotonic())))
-        if launched.pipe_name is not None:
+        if launched.pipe_name is not None and launched.uno is None:
             self._wait_for_uno(launched, deadline)
         if "ready_marker" in launched.extra:
             self._wait_for_marker(launched, launched.extra["ready_marker"], deadline)
+        if self._grab_screen is not None:
+            wait_until_stable(
+                self._grab_screen,
+                timeout=max(0.0, min(LAYOUT_SETTLE_TIMEOUT, deadline - time.monotonic())),
+                quiet=LAYOUT_QUIET,
+            )
+        if self._warm is not None and app in LIBREOFFICE_MODULES:
+            self._warm.ensure_started()  # the next episode's office starts while this one runs
         return launched
+
+    def _load_into_spare(self, app: str, source: Path | None, spare: Spare, deadline: float) -> LaunchedApp:
+        if source is not None:
+            remove_stale_lock(source)
+        url = source.resolve().as_uri() if source is not None else f"private:factory/{FACTORIES[app]}"
+        filter_options = {
+            "FilterName": "Text - txt - csv (StarCalc)",
+            "FilterOptions": CSV_IMPORT_FILTER.split(":", 1)[1],
+        }
+        options = filter_options if source is not None and source.suffix.lower() == ".csv" else {}
+        from . import uno_bridge
+
+        def load(connection: Any) -> None:
+            connection.desktop.loadComponentFromURL(url, "_blank", 0, uno_bridge.property_values(**options))
+
+        spare.uno.call(load, spare.uno, timeout=max(1.0, deadline - time.monotonic()), what=f"load {url}")
+        return LaunchedApp(
+            app=app,
+            proc=spare.proc,
+            launch_dir=spare.launch_dir,
+            file=str(source) if source else None,
+            pipe_name=spare.pipe_name,
+            uno=spare.uno,
+            extra={"warm": True},
+        )
+
+    def close(self) -> None:
+        """Kill launched apps and the warm spare."""
+        try:
+            self.kill_all()
+        finally:
+            if self._warm is not None:
+                self._warm.close()
 
     def _start_terminal(self, launch_dir: Path) -> LaunchedApp:
         marker = launch_dir / "shell-ready"

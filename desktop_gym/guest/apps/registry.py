@@ -1,0 +1,187 @@
+"""Which tool class serves which app, and running one API call against the live app.
+
+Adding an app API is one module with its tool class plus one line in :data:`TOOL_CLASSES`.
+:func:`call_api` is what the guest's ``CallApi`` RPC runs: resolve the app and method, check the
+arguments against the signature *before* anything reaches the app, then run the method on a
+fresh tool instance bound to the app's current document, inside ``UnoConnection.call`` (a worker
+thread under a deadline), and return the result as JSON.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+from typing import Any
+
+from .calc import CalcTools
+from .tool_schema import (
+    ApiArgumentError,
+    ApiCallError,
+    ToolMethod,
+    api_namespace,
+    find_method,
+    prompt_text,
+    tool_schemas,
+)
+
+TOOL_CLASSES: dict[str, type] = {
+    "calc": CalcTools,
+}
+"""App name (as in ``AppLauncher``) -> its tool class."""
+
+DEFAULT_TIMEOUT_S = 10.0
+SLOW_METHODS = {"save": 30.0, "create_pivot_table": 20.0, "insert_chart": 20.0}
+"""Methods that may legitimately take longer than :data:`DEFAULT_TIMEOUT_S` (seconds)."""
+
+
+class UnknownAppApiError(LookupError):
+    """No tool class exists for the app (or tool class name) asked for."""
+
+
+def resolve_app(name: str) -> str:
+    """``"calc"`` or ``"CalcTools"`` -> ``"calc"``.
+
+    Raises:
+        UnknownAppApiError: naming the apps that have an API, and the closest name.
+    """
+    if name in TOOL_CLASSES:
+        return name
+    for app, tool_class in TOOL_CLASSES.items():
+        if tool_class.__name__ == name:
+            return app
+    known = [*TOOL_CLASSES, *(cls.__name__ for cls in TOOL_CLASSES.values())]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UnknownAppApiError(
+        f"no app API for {name!r}{hint}; APIs exist for: "
+        + ", ".join(f"{app} ({cls.__name__})" for app, cls in TOOL_CLASSES.items())
+    )
+
+
+def tool_class(app: str) -> type:
+    """The tool class of ``app`` (an app name or a tool class name)."""
+    return TOOL_CLASSES[resolve_app(app)]
+
+
+def api_prompt(app: str) -> str:
+    """The prompt text of ``app``'s API: one signature line and one summary line per method."""
+    return prompt_text(tool_class(app))
+
+
+def api_tool_schemas(app: str) -> list[dict[str, Any]]:
+    """The OpenAI function-calling schemas of ``app``'s API (``CalcTools__set_cell_value``, ...)."""
+    return tool_schemas(tool_class(app))
+
+
+def api_classes(apps: list[str] | None = None) -> dict[str, object]:
+    """``{"CalcTools": <methods view>}`` for ``ActionSet(api_classes=...)`` (all apps by default)."""
+    chosen = [resolve_app(app) for app in apps] if apps is not None else list(TOOL_CLASSES)
+    return {TOOL_CLASSES[app].__name__: api_namespace(TOOL_CLASSES[app]) for app in chosen}
+
+
+def parse_arguments(method: ToolMethod, args_json: str) -> dict[str, Any]:
+    """Decode and validate the JSON arguments of a call to ``method``.
+
+    Raises:
+        ApiArgumentError: not a JSON object, or not fitting the signature (names the arg).
+    """
+    try:
+        arguments = json.loads(args_json) if args_json.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ApiArgumentError(f"{method.qualified_name}(): arguments are not valid JSON ({exc})") from None
+    return method.validate(arguments)
+
+
+def _current_document(connection: Any) -> Any:
+    current = connection.desktop.getCurrentComponent()
+    if current is not None and hasattr(current, "getURL"):
+        return current
+    components = connection.desktop.getComponents().createEnumeration()
+    while components.hasMoreElements():
+        component = components.nextElement()
+        if component is not None and hasattr(component, "getURL"):
+            return component
+    raise ApiCallError(f"no document is open in the office on pipe '{connection.pipe_name}'")
+
+
+def _is_uno_exception(exc: BaseException) -> bool:
+    try:
+        import uno
+    except ImportError:
+        return False
+    return isinstance(exc, uno.getClass("com.sun.star.uno.Exception"))
+
+
+def run_tool(
+    launched: Any,
+    method_name: str,
+    arguments: dict[str, Any] | None = None,
+    home: str | Path | None = None,
+    timeout: float | None = None,
+    internal: bool = False,
+) -> Any:
+    """Run one tool method on a launched app's current document, under the UNO watchdog.
+
+    Args:
+        launched: The app's ``LaunchedApp`` (its ``uno`` connection is used).
+        method_name: The method (``"set_cell_value"``); ``internal`` allows non-tool methods.
+        arguments: Already validated keyword arguments.
+        home: The session home, for ``~/`` paths.
+        timeout: Seconds before ``UnoTimeoutError`` (default: per method, see :data:`SLOW_METHODS`).
+        internal: Allow methods hidden from the agent (``summary``).
+
+    Returns:
+        The method's result (JSON-serialisable).
+
+    Raises:
+        ApiArgumentError: the method rejected a value (bad cell reference, unknown sheet, ...).
+        ApiCallError: the app has no UNO connection or raised a UNO exception (its text is kept).
+        UnoTimeoutError: the call did not finish within ``timeout`` (the office may be hung).
+    """
+    tools_class = TOOL_CLASSES[resolve_app(launched.app)]
+    qualified = f"{tools_class.__name__}.{method_name}"
+    if not internal:
+        find_method(tools_class, method_name)
+    connection = launched.uno
+    if connection is None:
+        raise ApiCallError(f"{qualified}: {launched.app} has no UNO connection (was it launched by the guest?)")
+
+    def run() -> Any:
+        tools = tools_class(_current_document(connection), home=home)
+        try:
+            return getattr(tools, method_name)(**(arguments or {}))
+        except (ApiArgumentError, ApiCallError):
+            raise
+        except Exception as exc:
+            if not _is_uno_exception(exc):
+                raise
+            message = getattr(exc, "Message", "") or str(exc)
+            raise ApiCallError(f"{qualified}: LibreOffice raised {type(exc).__name__}: {message}") from None
+
+    limit = timeout if timeout is not None else SLOW_METHODS.get(method_name, DEFAULT_TIMEOUT_S)
+    return connection.call(run, timeout=limit, what=qualified)
+
+
+def call_api(
+    launched: Any, method_name: str, args_json: str, home: str | Path | None = None, timeout: float | None = None
+) -> str:
+    """Validate and run one agent API call; return its result as JSON text.
+
+    Raises:
+        UnknownApiMethodError: no such method (names the closest ones).
+        ApiArgumentError: the arguments do not fit (names the argument).
+        ApiCallError, UnoTimeoutError: see :func:`run_tool`.
+    """
+    method = find_method(tool_class(launched.app), method_name)
+    arguments = parse_arguments(method, args_json)
+    result = run_tool(launched, method_name, arguments, home=home, timeout=timeout)
+    try:
+        return json.dumps(result)
+    except TypeError as exc:
+        raise ApiCallError(f"{method.qualified_name} returned a value that is not JSON: {exc}") from None
+
+
+def summarize(launched: Any, max_chars: int = 5000, timeout: float = DEFAULT_TIMEOUT_S) -> str:
+    """The ``app_info`` text of a launched app with an API (its tool class's ``summary``)."""
+    return run_tool(launched, "summary", {"max_chars": max_chars}, timeout=timeout, internal=True)

@@ -1,0 +1,46 @@
+"""Converting documents with real headless LibreOffice, for verifier tests on what it writes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SOFFICE = shutil.which("soffice")
+
+
+def convert(sources: list[Path], target_format: str, workdir: Path, timeout: float = 120.0) -> dict[str, bytes]:
+    """Convert ``sources`` in one soffice run; returns output file name -> bytes.
+
+    Args:
+        sources: input files (their basenames must differ).
+        target_format: a ``--convert-to`` argument (``"xlsx"``, ``"docx:MS Word 2007 XML"``).
+        workdir: scratch folder; gets a private LibreOffice profile and an ``out/`` folder.
+        timeout: seconds soffice may take.
+    """
+    if SOFFICE is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    out = workdir / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    profile = (workdir / "profile").as_uri()
+    command = [
+        SOFFICE,
+        f"-env:UserInstallation={profile}",
+        "--headless",
+        "--norestore",
+        "--convert-to",
+        target_format,
+        "--outdir",
+        str(out),
+        *map(str, sources),
+    ]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    produced = {path.name: path.read_bytes() for path in out.iterdir()}
+    if len(produced) < len(sources):
+        raise RuntimeError(
+            f"soffice converted {sorted(produced)} of {[s.name for s in sources]}: "
+            f"{completed.stdout} {completed.stderr}"
+        )
+    return produced

@@ -1,0 +1,152 @@
+"""The verifier registry, composition, and robustness of every registered verifier to bad files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from desktop_gym.verifiers import (
+    UnknownVerifierError,
+    VerifierResult,
+    all_of,
+    any_of,
+    get_verifier,
+    get_verifier_spec,
+    list_verifiers,
+    not_,
+    register_verifier,
+    verify_xlsx_cells,
+)
+
+# Minimal keyword arguments for every file verifier, used to feed each one broken files.
+FILE_VERIFIER_KWARGS: dict[str, dict[str, Any]] = {
+    "xlsx_cells": {"expected": {"A1": 1}},
+    "xlsx_formulas": {"expected": {"A1": None}},
+    "xlsx_number_formats": {"expected": {"A1": "0.00"}},
+    "xlsx_font": {"cells": "A1", "bold": True},
+    "xlsx_column_widths": {"expected": {"A": 10}},
+    "xlsx_sheet_names": {"expected": ["Sheet1"]},
+    "xlsx_sorted": {"column": "A"},
+    "xlsx_autofilter": {},
+    "xlsx_freeze_panes": {"cell": "B2"},
+    "xlsx_conditional_formatting": {},
+    "xlsx_charts": {},
+    "xlsx_pivot_tables": {},
+    "sheet_table": {"expected_rows": [[1]]},
+    "csv_rows": {"expected_rows": [["a"]]},
+    "docx_paragraph": {"text": "x"},
+    "document_text": {"text": "x"},
+    "docx_paragraph_count": {"count": 1},
+    "docx_font": {"text": "x", "bold": True},
+    "docx_paragraph_style": {"text": "x", "heading": 1},
+    "docx_alignment": {"text": "x", "alignment": "center"},
+    "docx_line_spacing": {"text": "x", "multiple": 1.5},
+    "docx_tables": {},
+    "docx_page_setup": {"orientation": "portrait"},
+    "docx_header_footer": {"text": "x"},
+    "pptx_slide_count": {"count": 1},
+    "pptx_text": {"text": "x"},
+    "pptx_title": {"slide": 1, "title": "x"},
+    "pptx_layout": {"slide": 1, "layout": "Title Slide"},
+    "pptx_background": {"color": "FF0000"},
+    "pptx_notes": {"slide": 1, "text": "x"},
+    "pptx_transitions": {},
+    "pptx_shapes": {"slide": 1},
+    "text_file": {"expected": "x"},
+    "file_exists": {},
+    "file_absent": {},
+    "file_contains": {"text": "x"},
+    "file_regex": {"pattern": "x"},
+    "file_sha256": {"sha256": "00"},
+}
+
+BROKEN_FILES = {
+    "garbage": b"\x00\x01 definitely not a document \xff",
+    "empty": b"",
+    "truncated zip": b"PK\x03\x04" + b"\x00" * 40,
+}
+
+
+def test_every_file_verifier_is_covered_by_the_robustness_table() -> None:
+    assert sorted(FILE_VERIFIER_KWARGS) == list_verifiers("file")
+
+
+@pytest.mark.parametrize("name", sorted(FILE_VERIFIER_KWARGS))
+def test_missing_file_fails_without_raising(name: str) -> None:
+    result = get_verifier(name)(None, **FILE_VERIFIER_KWARGS[name])
+    assert isinstance(result, VerifierResult)
+    if name == "file_absent":
+        assert result.success
+    else:
+        assert not result.success
+        assert "does not exist" in result.reason
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN_FILES))
+@pytest.mark.parametrize("name", sorted(FILE_VERIFIER_KWARGS))
+def test_malformed_file_fails_without_raising(name: str, broken: str) -> None:
+    result = get_verifier(name)(BROKEN_FILES[broken], **FILE_VERIFIER_KWARGS[name])
+    assert isinstance(result, VerifierResult)
+    if name not in (
+        "file_exists",
+        "file_absent",
+        "file_regex",
+        "file_contains",
+        "text_file",
+        "csv_rows",
+        "file_sha256",
+    ):
+        assert not result.success
+        assert "not a readable" in result.reason or "not UTF-8" in result.reason
+
+
+def test_get_verifier_returns_the_registered_function_with_its_declared_reads() -> None:
+    assert get_verifier("xlsx_cells") is verify_xlsx_cells
+    assert verify_xlsx_cells.reads == "file"  # type: ignore[attr-defined]
+    assert get_verifier_spec("command_output").reads == "live"
+    assert "directory_tree" in list_verifiers("live")
+
+
+def test_unknown_verifier_names_the_known_ones() -> None:
+    with pytest.raises(UnknownVerifierError, match="no verifier named 'xlsx_cell'.*xlsx_cells"):
+        get_verifier("xlsx_cell")
+
+
+def test_registering_twice_or_with_a_bad_reads_is_an_error() -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        register_verifier("xlsx_cells")(lambda data: VerifierResult.passed("ok"))
+    with pytest.raises(ValueError, match="reads must be"):
+        register_verifier("test_bad_reads", reads="screen")  # type: ignore[arg-type]
+
+
+OK = VerifierResult.passed("fine")
+BAD = VerifierResult.failed("cell B2 differs", score=0.5)
+
+
+def test_all_of_names_the_failed_check_and_averages_scores() -> None:
+    result = all_of({"totals": OK, "chart": BAD})
+    assert not result.success
+    assert result.reason == "chart failed: cell B2 differs"
+    assert result.score == pytest.approx(0.75)
+    assert result.details["failed_checks"] == ["chart"]
+    assert all_of([OK, OK]).success and all_of([OK, OK]).score == 1.0
+    assert all_of([OK, BAD]).reason.startswith("check 2 failed")
+
+
+def test_any_of_passes_on_one_and_lists_all_reasons_otherwise() -> None:
+    assert any_of([BAD, OK]).reason == "check 2 passed: fine"
+    result = any_of({"a": BAD, "b": VerifierResult.failed("no chart")})
+    assert not result.success and result.score == 0.5
+    assert "a: cell B2 differs" in result.reason and "b: no chart" in result.reason
+
+
+def test_not_inverts_and_quotes_the_negated_reason() -> None:
+    assert not_(BAD).success
+    negated = not_(OK, name="draft file exists")
+    assert not negated.success and negated.reason == "draft file exists passed but must not: fine"
+
+
+def test_composition_rejects_non_results() -> None:
+    with pytest.raises(TypeError, match="check 1 is a bool"):
+        all_of([True])  # type: ignore[list-item]

@@ -1,0 +1,191 @@
+"""Verifiers for objects embedded in saved xlsx workbooks: charts and pivot tables.
+
+Both are read from the package parts (sheet -> drawing -> chart, sheet -> pivot table -> cache).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._load import guarded_read
+from ._ooxml import CHART_NS, SHEET_NS, Package, local_name, open_package, texts
+from .registry import register_verifier
+from .result import VerifierResult
+
+
+def _chart_facts(package: Package, part: str) -> dict[str, Any]:
+    root = package.xml(part)
+    types: list[str] = []
+    for plot_area in root.iter(f"{{{CHART_NS}}}plotArea"):
+        for child in plot_area:
+            tag = local_name(child)
+            if not tag.endswith("Chart"):
+                continue
+            kind = tag[: -len("Chart")].replace("3D", "").lower()
+            direction = child.find(f"{{{CHART_NS}}}barDir")
+            if kind == "bar" and direction is not None and direction.get("val") == "col":
+                types.append("column")
+            else:
+                types.append(kind)
+    title_element = next(root.iter(f"{{{CHART_NS}}}title"), None)
+    chart = next(root.iter(f"{{{CHART_NS}}}chart"), None)
+    # The chart-level title is the first <c:title> directly under <c:chart>; axis titles come later.
+    if chart is not None:
+        title_element = chart.find(f"{{{CHART_NS}}}title")
+    title = texts(title_element) if title_element is not None else ""
+    series = sum(1 for _ in root.iter(f"{{{CHART_NS}}}ser"))
+    return {"part": part, "types": types, "title": title, "series": series}
+
+
+def xlsx_charts(package: Package) -> list[dict[str, Any]]:
+    """Every chart in the workbook: sheet, types (``"bar"``/``"column"``/``"line"``/``"pie"``/...), title."""
+    charts: list[dict[str, Any]] = []
+    for sheet_name, sheet_part in package.sheet_parts().items():
+        for drawing in package.related(sheet_part, "drawing"):
+            for chart_part in package.related(drawing, "chart"):
+                charts.append({"sheet": sheet_name, **_chart_facts(package, chart_part)})
+    return charts
+
+
+def _type_matches(types: Sequence[str], wanted: str) -> bool:
+    wanted = wanted.lower().removesuffix("chart")
+    # A column chart is a bar chart drawn vertically; asking for "bar" accepts both directions.
+    return wanted in types or (wanted == "bar" and "column" in types)
+
+
+@register_verifier("xlsx_charts", reads="file")
+def verify_xlsx_charts(
+    data: bytes | None,
+    sheet: str | None = None,
+    count: int | None = None,
+    min_count: int = 1,
+    chart_type: str | None = None,
+    title: str | None = None,
+) -> VerifierResult:
+    """Check that a workbook has charts, optionally of a type and with a title.
+
+    Args:
+        data: the file's bytes, or None when the file does not exist.
+        sheet: only charts on this sheet; every sheet when None.
+        count: the exact number of charts; when None at least ``min_count``.
+        min_count: the least number of charts (when ``count`` is None).
+        chart_type: one chart must be of this type: ``"bar"`` (any direction), ``"column"``,
+            ``"line"``, ``"pie"``, ``"area"``, ``"scatter"``, ``"doughnut"``, ``"radar"``, ...
+        title: one chart (of ``chart_type`` when given) must have a title containing this text,
+            case-insensitive.
+    """
+    package = open_package(data, "xlsx")
+    charts = guarded_read("xlsx", xlsx_charts, package)
+    if sheet is not None:
+        charts = [chart for chart in charts if chart["sheet"] == sheet]
+    where = f"on sheet {sheet!r}" if sheet is not None else "in the workbook"
+    summary = [{k: c[k] for k in ("sheet", "types", "title")} for c in charts]
+    if count is not None and len(charts) != count:
+        return VerifierResult.failed(f"expected {count} charts {where}, found {len(charts)}", found=summary)
+    if count is None and len(charts) < min_count:
+        return VerifierResult.failed(
+            f"expected at least {min_count} charts {where}, found {len(charts)}", found=summary
+        )
+    candidates = charts
+    if chart_type is not None:
+        candidates = [chart for chart in candidates if _type_matches(chart["types"], chart_type)]
+        if not candidates:
+            found_types = sorted({t for chart in charts for t in chart["types"]})
+            return VerifierResult.failed(
+                f"no {chart_type} chart {where}; chart types found: {found_types}", found=summary
+            )
+    if title is not None:
+        titled = [chart for chart in candidates if title.casefold() in chart["title"].casefold()]
+        if not titled:
+            return VerifierResult.failed(
+                f"no chart {where} has a title containing {title!r}; titles: {[c['title'] for c in candidates]}",
+                found=summary,
+            )
+    return VerifierResult.passed(f"{len(charts)} charts {where} as expected", found=summary)
+
+
+def _pivot_facts(package: Package, part: str) -> dict[str, Any]:
+    root = package.xml(part)
+    names: list[str] = []
+    source: dict[str, str | None] = {"sheet": None, "ref": None}
+    for cache in package.related(part, "pivotCacheDefinition"):
+        cache_root = package.xml(cache)
+        names = [field.get("name", "") for field in cache_root.iter(f"{{{SHEET_NS}}}cacheField")]
+        worksheet_source = next(cache_root.iter(f"{{{SHEET_NS}}}worksheetSource"), None)
+        if worksheet_source is not None:
+            source = {"sheet": worksheet_source.get("sheet"), "ref": worksheet_source.get("ref")}
+
+    def field_names(container: str, item: str, attribute: str) -> list[str]:
+        found = []
+        for element in root.iter(f"{{{SHEET_NS}}}{container}"):
+            for field in element.iter(f"{{{SHEET_NS}}}{item}"):
+                index = int(field.get(attribute, "-1"))
+                if 0 <= index < len(names):  # -2 is the "Values" pseudo-field
+                    found.append(names[index])
+        return found
+
+    location = root.find(f"{{{SHEET_NS}}}location")
+    return {
+        "name": root.get("name", ""),
+        "location": location.get("ref") if location is not None else None,
+        "source": source,
+        "row_fields": field_names("rowFields", "field", "x"),
+        "column_fields": field_names("colFields", "field", "x"),
+        "data_fields": field_names("dataFields", "dataField", "fld"),
+        "page_fields": field_names("pageFields", "pageField", "fld"),
+    }
+
+
+def xlsx_pivot_tables(package: Package) -> list[dict[str, Any]]:
+    """Every pivot table: sheet, name, location, source, and the field names in each area."""
+    pivots: list[dict[str, Any]] = []
+    for sheet_name, sheet_part in package.sheet_parts().items():
+        for part in package.related(sheet_part, "pivotTable"):
+            pivots.append({"sheet": sheet_name, **_pivot_facts(package, part)})
+    return pivots
+
+
+@register_verifier("xlsx_pivot_tables", reads="file")
+def verify_xlsx_pivot_tables(
+    data: bytes | None,
+    sheet: str | None = None,
+    count: int | None = None,
+    min_count: int = 1,
+    row_fields: Sequence[str] | None = None,
+    data_fields: Sequence[str] | None = None,
+) -> VerifierResult:
+    """Check that a workbook has pivot tables, optionally using given fields.
+
+    Args:
+        data: the file's bytes, or None when the file does not exist.
+        sheet: only pivot tables placed on this sheet; every sheet when None.
+        count: the exact number of pivot tables; when None at least ``min_count``.
+        min_count: the least number (when ``count`` is None).
+        row_fields: one pivot table must have these source columns as row fields (any order).
+        data_fields: that pivot table must summarise these source columns.
+    """
+    package = open_package(data, "xlsx")
+    pivots = guarded_read("xlsx", xlsx_pivot_tables, package)
+    if sheet is not None:
+        pivots = [pivot for pivot in pivots if pivot["sheet"] == sheet]
+    where = f"on sheet {sheet!r}" if sheet is not None else "in the workbook"
+    if count is not None and len(pivots) != count:
+        return VerifierResult.failed(f"expected {count} pivot tables {where}, found {len(pivots)}", found=pivots)
+    if count is None and len(pivots) < min_count:
+        return VerifierResult.failed(
+            f"expected at least {min_count} pivot tables {where}, found {len(pivots)}", found=pivots
+        )
+
+    def uses(pivot: dict[str, Any], key: str, wanted: Sequence[str] | None) -> bool:
+        return wanted is None or {n.casefold() for n in wanted} <= {n.casefold() for n in pivot[key]}
+
+    if row_fields is not None or data_fields is not None:
+        if not any(uses(p, "row_fields", row_fields) and uses(p, "data_fields", data_fields) for p in pivots):
+            found = [{"row_fields": p["row_fields"], "data_fields": p["data_fields"]} for p in pivots]
+            return VerifierResult.failed(
+                f"no pivot table {where} has row fields {list(row_fields or [])} and data fields "
+                f"{list(data_fields or [])}; found {found}",
+                found=pivots,
+            )
+    return VerifierResult.passed(f"{len(pivots)} pivot tables {where} as expected", found=pivots)
