@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args, get_type_hints
 
@@ -134,27 +134,7 @@ class ActionSpec:
 
     def tool_schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema of this action."""
-        properties: dict[str, Any] = {}
-        for param in self.params:
-            schema = json_schema(param.annotation)
-            if param.doc:
-                schema["description"] = param.doc
-            if not param.required and param.default is not None:
-                schema["default"] = param.default
-            properties[param.name] = schema
-        return {
-            "type": "function",
-            "function": {
-                "name": self.tool_name,
-                "description": self.summary,
-                "parameters": {
-                    "type": "object",
-                    "properties": properties,
-                    "required": [p.name for p in self.params if p.required],
-                    "additionalProperties": False,
-                },
-            },
-        }
+        return function_tool_schema(self.tool_name, self.summary, self.params)
 
     def accepts_keywords(self, keywords: Iterable[str]) -> bool:
         """Whether every keyword is one of this spec's parameter names."""
@@ -304,3 +284,31 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
             elif line.strip() and not line.startswith(" "):
                 in_args = False
     return summary, args
+
+
+def function_tool_schema(name: str, description: str, params: Sequence[Any]) -> dict[str, Any]:
+    """An OpenAI function-calling schema from parameters with name, annotation, doc, required, default.
+
+    Shared by the GUI action specs and the app API tool specs, so both read the same to a model.
+    """
+    properties: dict[str, Any] = {}
+    for param in params:
+        schema = json_schema(param.annotation)
+        if param.doc:
+            schema["description"] = param.doc
+        if not param.required and param.default is not None:
+            schema["default"] = param.default
+        properties[param.name] = schema
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": [p.name for p in params if p.required],
+                "additionalProperties": False,
+            },
+        },
+    }

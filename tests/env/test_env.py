@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import gymnasium
 import numpy as np
@@ -96,6 +97,9 @@ def test_killed_app_truncates_and_next_reset_recovers(env):
     env.reset(seed=0, options={"task_id": "starter.calc_fill_totals"})
     for app in env.client.apps():
         os.killpg(app.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10  # a signal is asynchronous: wait until the guest sees the app gone
+    while any(app.alive for app in env.client.apps()) and time.monotonic() < deadline:
+        time.sleep(0.02)
     _, _, terminated, truncated, info = env.step("wait(seconds=0)")
     assert truncated and not terminated
     assert "calc" in info["crash"]

@@ -22,10 +22,11 @@ def test_exec_runs_in_session_home(guest: GuestClient) -> None:
 
 def test_exec_timeout_kills_the_process_group(guest: GuestClient) -> None:
     started = time.monotonic()
-    result = guest.exec("sleep 10 & sleep 10; echo never", shell=True, timeout=0.5)
+    # An unusual duration, so that no other process on the machine matches it.
+    result = guest.exec("sleep 10.3141 & sleep 10.3141; echo never", shell=True, timeout=0.5)
     assert result.timed_out and result.returncode == -9 and "never" not in result.stdout
     assert time.monotonic() - started < 3.0
-    assert "sleep 10" not in guest.exec(["ps", "-eo", "args"]).stdout
+    assert "sleep 10.3141" not in guest.exec(["ps", "-eo", "args"]).stdout.splitlines()
 
 
 def test_exec_missing_program_is_an_error(guest: GuestClient) -> None:

@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-from desktop_gym.actions.arg_types import ArgumentError, check_value, json_schema, type_text
-from desktop_gym.actions.spec import _parse_docstring  # the one Google-docstring reader we have
+from desktop_gym.actions.arg_types import ArgumentError, check_value, type_text
+from desktop_gym.actions.spec import _parse_docstring, function_tool_schema  # one docstring reader, one schema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,27 +102,7 @@ class ToolMethod:
 
     def tool_schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema (same shape as the GUI actions' schemas)."""
-        properties: dict[str, Any] = {}
-        for param in self.params:
-            schema = json_schema(param.annotation)
-            if param.doc:
-                schema["description"] = param.doc
-            if not param.required and param.default is not None:
-                schema["default"] = param.default
-            properties[param.name] = schema
-        return {
-            "type": "function",
-            "function": {
-                "name": self.tool_name,
-                "description": self.summary,
-                "parameters": {
-                    "type": "object",
-                    "properties": properties,
-                    "required": [p.name for p in self.params if p.required],
-                    "additionalProperties": False,
-                },
-            },
-        }
+        return function_tool_schema(self.tool_name, self.summary, self.params)
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Check ``arguments`` (by name) against the signature; return them converted and complete.
