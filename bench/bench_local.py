@@ -107,6 +107,10 @@ def bench_steps(table, env: DesktopEnv, steps: int) -> None:
             f"{ratio:.0f}x slower",
         )
     python = osworld_python()
+    # pyautogui's old python3-xlib insists on an Xauthority file; our Xvfb needs no cookie.
+    xauthority = Path(__file__).resolve().parent / "results" / "empty-xauthority"
+    xauthority.touch()
+    environment = dict(environment, XAUTHORITY=str(xauthority))
     code = "import pyautogui; pyautogui.FAILSAFE = False; pyautogui.click(640, 400)"
     try:
         pyautogui = timed(
