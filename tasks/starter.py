@@ -61,7 +61,12 @@ class CalcFillTotals(Task):
         return ScriptedPolicy(
             [
                 'hotkey(keys=["ctrl", "home"])',
-                'press(key="right")\npress(key="right")\npress(key="right")\npress(key="down")',
+                # One key per step: the env lets the desktop settle between steps, and LibreOffice can
+                # drop navigation keys that arrive back to back.
+                'press(key="right")',
+                'press(key="right")',
+                'press(key="right")',
+                'press(key="down")',
                 f"type(text={formulas!r})",
                 'hotkey(keys=["ctrl", "s"])',
                 "exit(success=True)",

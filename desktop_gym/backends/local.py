@@ -74,6 +74,15 @@ def processes_with_marker(session_id: str) -> list[int]:
     return pids
 
 
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is neither a zombie nor dead (state Z or X in /proc/<pid>/stat)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "ZX"
+
+
 class LocalBackend(Backend):
     """A desktop session made of local processes.
 
@@ -336,6 +345,7 @@ class LocalBackend(Backend):
         atexit.unregister(self.close)
         self._handle = None
         deadline = time.monotonic() + timeout
+        seen = set(processes_with_marker(self.session_id)) if self.session_id is not None else set()
         for name in ("guest", "openbox", "dbus"):
             proc = self._procs.get(name)
             if proc is not None:
@@ -350,6 +360,7 @@ class LocalBackend(Backend):
         survivors: list[int] = []
         if self.session_id is not None:
             while survivors := processes_with_marker(self.session_id):
+                seen.update(survivors)
                 for pid in survivors:
                     try:
                         os.kill(pid, signal.SIGKILL)
@@ -360,6 +371,11 @@ class LocalBackend(Backend):
                 if time.monotonic() > deadline:
                     break
                 time.sleep(POLL_INTERVAL)
+        # A dying process loses its environment (so the sweep no longer sees the marker) before it
+        # is gone: wait until every process we saw has exited for real (or is a zombie left to init).
+        while any(_running(pid) for pid in seen) and time.monotonic() < deadline:
+            time.sleep(POLL_INTERVAL)
+        survivors += [pid for pid in seen if _running(pid)]
         for proc in self._procs.values():
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
