@@ -178,7 +178,12 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         if terminated or truncated:
             self._episode_active = False
             info["agent_declared"] = outcome.success
-            if self._handle is not None and self._handle.is_alive():
+            if self._task is not None and self._task.infeasible:
+                verdict = _infeasible_verdict(outcome.success)
+                reward = float(verdict.success)
+                info["verifier"] = verdict.to_dict()
+                info["success"] = verdict.success
+            elif self._handle is not None and self._handle.is_alive():
                 verdict = self._verify()
                 reward = float(verdict.score if verdict.success else 0.0)
                 info["verifier"] = verdict.to_dict()
@@ -297,3 +302,12 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._handle = None
         self._episode_active = False
         super().close()
+
+
+def _infeasible_verdict(agent_declared: bool | None) -> VerifierResult:
+    """An infeasible task succeeds only when the agent declared FAIL."""
+    if agent_declared is False:
+        return VerifierResult.passed("the task is infeasible and the agent declared FAIL")
+    if agent_declared is None:
+        return VerifierResult.failed("the task is infeasible but the agent ran out of steps instead of declaring FAIL")
+    return VerifierResult.failed("the task is infeasible but the agent declared it done")

@@ -55,6 +55,8 @@ class Task:
     tags: ClassVar[Sequence[str]] = ()
     #: the instruction asks the agent to save; the verifier reads the saved file, never saves itself.
     needs_save: ClassVar[bool] = False
+    #: the task cannot be done; success only if the agent declares FAIL (``fail()``).
+    infeasible: ClassVar[bool] = False
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         """Draw this episode's parameters from ``rng``."""
@@ -71,9 +73,42 @@ class Task:
         """Decide success by reading the real artifacts."""
         raise NotImplementedError
 
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy | None:
+        """A policy that solves the task using app APIs where they exist (None if the task has none)."""
+        return None
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy | None:
+        """A GUI-only policy that solves the task (None if the task has none).
+
+        Positions come from the observation's accessibility tree or keyboard navigation, never from
+        hard-coded coordinates.
+        """
+        return None
+
     def oracle(self, params: Mapping[str, Any]) -> Policy:
-        """A policy that solves the task: observation -> action text."""
-        raise NotImplementedError
+        """A policy that solves the task: the API oracle, else the GUI oracle."""
+        if self.infeasible:
+            return ScriptedPolicy(["fail()"])
+        policy = self.api_oracle(params)
+        if policy is None:
+            policy = self.gui_oracle(params)
+        if policy is None:
+            raise NotImplementedError(f"task {self.id!r} has no oracle")
+        return policy
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        """Parameters with exactly one value the oracle uses made wrong.
+
+        The env is set up with the true ``params``; an oracle built from the perturbed ones must then
+        fail the verifier (the proof that the verifier checks that value).
+        """
+        raise NotImplementedError(f"task {self.id!r} does not define perturb()")
+
+    def perturbed_oracle(self, params: Mapping[str, Any], rng: np.random.Generator) -> Policy:
+        """The oracle playing with one wrong value; the verifier must reject its result."""
+        if self.infeasible:
+            return ScriptedPolicy(["exit(success=True)"])
+        return self.oracle(self.perturb(params, rng))
 
 
 class ScriptedPolicy:

@@ -56,7 +56,7 @@ class CalcFillTotals(Task):
         expected = {f"D{row + 2}": a + b for row, (a, b) in enumerate(zip(p["q1"], p["q2"], strict=True))}
         return verify_xlsx_cells(ctx.read_file(self.path), expected, sheet="Sales")
 
-    def oracle(self, params: Mapping[str, Any]) -> Policy:
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         formulas = "".join(f"=B{row}+C{row}\n" for row in range(2, params["rows"] + 2))
         return ScriptedPolicy(
             [
@@ -100,7 +100,7 @@ class WriterAppendParagraph(Task):
     def verify(self, ctx: TaskContext) -> VerifierResult:
         return verify_docx_has_paragraph(ctx.read_file(self.path), ctx.params["sentence"])
 
-    def oracle(self, params: Mapping[str, Any]) -> Policy:
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         return ScriptedPolicy(
             [
                 'hotkey(keys=["ctrl", "end"])',
@@ -136,7 +136,7 @@ class TerminalWriteFile(Task):
         p = ctx.params
         return verify_text_file(ctx.read_file(f"~/{p['folder']}/{p['name']}.txt"), p["token"])
 
-    def oracle(self, params: Mapping[str, Any]) -> Policy:
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         p = params
         command = f"mkdir -p ~/{p['folder']} && echo {p['token']} > ~/{p['folder']}/{p['name']}.txt\n"
         return ScriptedPolicy([f"type(text={command!r})", "wait(seconds=0.2)", "exit(success=True)"])
