@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .cli_tasks import add_tasks_commands
+
 DEFAULT_TASK = "starter.calc_fill_totals"
 
 
@@ -59,15 +61,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if failures and args.agent == "oracle" else 0
 
 
-def cmd_tasks(args: argparse.Namespace) -> int:
-    from .tasks import get_task, gym_id, list_tasks
-
-    for task_id in list_tasks(args.suite):
-        task = get_task(task_id)
-        print(f"{gym_id(task_id):<50} apps={','.join(task.apps):<10} max_steps={task.max_steps}")
-    return 0
-
-
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check that the system pieces a local desktop needs are installed."""
     import shutil
@@ -94,6 +87,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_image_build(args: argparse.Namespace) -> int:
+    """Build the desktop image for the container backend (skipped when up to date)."""
+    from .images import ImageBuildError, build_image
+
+    try:
+        tag = build_image(engine=args.engine, offline=args.offline, tag=args.tag, force=args.force)
+    except ImageBuildError as error:
+        print(f"image build failed: {error}", file=sys.stderr)
+        return 1
+    print(tag)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="desktop-gym", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -105,11 +111,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--episodes", type=int, default=1)
     run.add_argument("--out", default="runs", help="folder for trajectories")
     run.set_defaults(handler=cmd_run)
-    tasks = sub.add_parser("tasks", help="list registered tasks")
-    tasks.add_argument("--suite", default=None)
-    tasks.set_defaults(handler=cmd_tasks)
+    add_tasks_commands(sub)  # tasks [list | check | import-osworld]
     doctor = sub.add_parser("doctor", help="check system dependencies")
     doctor.set_defaults(handler=cmd_doctor)
+    image = sub.add_parser("image", help="desktop images for the container backend")
+    image_sub = image.add_subparsers(dest="image_command", required=True)
+    image_build = image_sub.add_parser("build", help="build the desktop image (skipped when up to date)")
+    image_build.add_argument("--engine", choices=("podman", "docker"), default="podman")
+    image_build.add_argument("--offline", action="store_true", help="debootstrap + import, no registry needed")
+    image_build.add_argument("--tag", default=None, help="extra tag for the image (e.g. desktop-gym:latest)")
+    image_build.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    image_build.set_defaults(handler=cmd_image_build)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 

@@ -14,7 +14,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .actions import Action, ActionOutcome, ActionParseError, ActionSet, execute
+from .actions import Action, ActionOutcome, ActionParseError, ActionSet, ApiCall, execute
+from .api_exposure import ApiExposure
 from .backends import Backend, DesktopHandle, make_backend
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .settle import wait_until_desktop_settles
@@ -27,6 +28,7 @@ DEFAULT_OBSERVATION = (
     "screenshot",
     "a11y_tree",
     "focused_app",
+    "api",
     "last_action_result",
     "last_action_error",
 )
@@ -47,6 +49,12 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         observation: which parts of the observation to include (see ``spaces.OBSERVATION_KEYS``).
         coordinates: ``"pixel"`` or ``"normalized"`` (0-1000) coordinates in actions.
         action_set: a custom ``ActionSet``; built from ``coordinates`` when None.
+        action_mode: ``"hybrid"`` (GUI actions and app APIs), ``"gui"`` (API calls are refused) or
+            ``"api"`` (app APIs and done/fail/wait; other GUI actions are refused). A refused
+            action comes back as ``last_action_error``; the episode goes on.
+        api_scope: ``"focused"``: only the focused app's API plus ``OSTools`` may be called (the
+            observation's ``api`` part lists them); ``"all"``: every app API.
+        app_info_max_chars: the longest ``app_info`` text (the focused app's API summary).
         max_steps: the step budget; the task's own budget when None.
         a11y_max_nodes: cap on accessibility-tree nodes in the observation.
         settle_timeout: after acting, wait at most this long for the screen to stop changing
@@ -67,6 +75,9 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         action_set: ActionSet | None = None,
         max_steps: int | None = None,
         a11y_max_nodes: int = 300,
+        action_mode: str = "hybrid",
+        api_scope: str = "focused",
+        app_info_max_chars: int = 3000,
         settle_timeout: float = 1.0,
         render_mode: str | None = None,
         backend_kwargs: dict[str, Any] | None = None,
@@ -82,6 +93,11 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self.backend: Backend = make_backend(backend, **(backend_kwargs or {})) if isinstance(backend, str) else backend
         self.observation_parts = tuple(observation)
         self.action_set = action_set or ActionSet(coordinates=coordinates)
+        self.exposure = ApiExposure(self.action_set, action_mode, api_scope)
+        if app_info_max_chars < 4:
+            raise ValueError(f"app_info_max_chars must be at least 4, got {app_info_max_chars}")
+        self.app_info_max_chars = app_info_max_chars
+        self._offered_apps = self.exposure.offered_apps("")
         self.max_steps = max_steps
         self.a11y_max_nodes = a11y_max_nodes
         self.settle_timeout = settle_timeout
@@ -196,12 +212,16 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
     def _act(self, action: str | Action | dict[str, Any]) -> ActionOutcome:
         assert self._client is not None
         try:
-            actions = self.action_set.coerce(action)
+            actions = self.exposure.parser.coerce(action)
         except ActionParseError as error:
             return ActionOutcome(result=None, error=str(error), terminal=False, success=None)
         results: list[str] = []
         outcome = ActionOutcome(result=None, error=None, terminal=False, success=None)
         for typed in actions:
+            refusal = self._refusal(typed)
+            if refusal is not None:
+                outcome = ActionOutcome(error=refusal)
+                break
             outcome = execute(typed, self._client, self._client.screen_size())
             if outcome.result:
                 results.append(outcome.result)
@@ -210,6 +230,26 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         return ActionOutcome(
             result="\n".join(results) or None, error=outcome.error, terminal=outcome.terminal, success=outcome.success
         )
+
+    def _refusal(self, action: Action) -> str | None:
+        """Why the action mode or the API scope refuses ``action`` (None: it may run)."""
+        refusal = self.exposure.mode_refusal(action)
+        if refusal is None and isinstance(action, ApiCall) and self.exposure.needs_focus_check(action):
+            assert self._client is not None
+            try:  # the focus now, not at the last observation: an earlier action may have moved it
+                focused = self._client.app_info(max_chars=0)
+                refusal = self.exposure.focus_refusal(action, focused, self._client.apps())
+            except GuestError:
+                return None  # the call itself reports what is wrong with the desktop
+        return refusal
+
+    def describe(self, fmt: str = "python") -> str:
+        """Prompt text for the actions and app APIs offered now (they follow the mode and the focus)."""
+        return self.exposure.describe(self._offered_apps, fmt)
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function-calling schemas of the GUI actions and app APIs offered now."""
+        return self.exposure.tool_schemas(self._offered_apps)
 
     def _detect_crash(self) -> str | None:
         """Why the episode cannot go on (desktop or a task app died), or None."""
@@ -270,13 +310,29 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         if "focused_app" in parts:
             window = None if crashed else self._safe(self._client.focused_window)
             observation["focused_app"] = window.app if window is not None else ""
-        if "app_info" in parts:
-            observation["app_info"] = ""
+        if "app_info" in parts or "api" in parts or self.exposure.follows_focus:
+            self._observe_apis(observation, crashed)
         if "last_action_result" in parts:
             observation["last_action_result"] = result or ""
         if "last_action_error" in parts:
             observation["last_action_error"] = error or ""
         return observation
+
+    def _observe_apis(self, observation: dict[str, Any], crashed: bool) -> None:
+        """Fill ``app_info`` and ``api`` from the focused app, and note which APIs are offered."""
+        assert self._client is not None
+        parts = self.observation_parts
+        info = None
+        if not crashed:
+            chars = self.app_info_max_chars if "app_info" in parts else 0
+            info = self._safe(lambda: self._client.app_info(max_chars=chars))
+            if info is None and chars:  # the app failed to summarise itself; the focus is still worth knowing
+                info = self._safe(lambda: self._client.app_info(max_chars=0))
+        self._offered_apps = self.exposure.offered_apps(info["app"] if info else "")
+        if "app_info" in parts:
+            observation["app_info"] = info["summary"][: self.app_info_max_chars] if info else ""
+        if "api" in parts:
+            observation["api"] = self.exposure.api_prompt(self._offered_apps)
 
     @staticmethod
     def _safe(call: Any) -> Any:

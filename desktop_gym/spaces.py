@@ -19,6 +19,7 @@ OBSERVATION_KEYS = (
     "a11y_tree",
     "focused_app",
     "app_info",
+    "api",
     "last_action_result",
     "last_action_error",
 )

@@ -11,10 +11,14 @@ APT_PACKAGES=(
   # the apps: LibreOffice with the gtk3 toolkit (needed for the accessibility tree), terminal, editor
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-uno
   xterm mousepad fonts-dejavu-core
+  # the X clipboard for OSTools.get_clipboard / set_clipboard
+  xclip
   # accessibility from Python, and what PyGObject needs to build from PyPI
   python3-pyatspi gir1.2-atspi-2.0 libgirepository1.0-dev libcairo2-dev pkg-config
   # building the venv
   python3-venv python3-dev gcc procps
+  # the container backend: podman (Docker API via `podman system service`) and the offline image build
+  podman runc catatonit debootstrap
 )
 
 if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi
@@ -26,6 +30,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "== apt: installing ${#missing[@]} packages"
   "${SUDO[@]}" apt-get update -q
   DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# podman: runc as runtime, and ulimits Xvfb/soffice start quickly with (1M open files makes them slow).
+CONTAINERS_CONF=/etc/containers/containers.conf
+if ! grep -qs 'desktop-gym' "$CONTAINERS_CONF"; then
+  echo "== podman: writing $CONTAINERS_CONF"
+  [ -f "$CONTAINERS_CONF" ] && "${SUDO[@]}" cp "$CONTAINERS_CONF" "$CONTAINERS_CONF.orig"
+  printf '%s\n' '# written by desktop-gym scripts/install.sh' '[containers]' \
+    'default_ulimits = ["nofile=1024:4096", "nproc=1024:4096"]' '' '[engine]' 'runtime = "runc"' \
+    | "${SUDO[@]}" tee "$CONTAINERS_CONF" >/dev/null
 fi
 
 PYTHON=${PYTHON:-python3}

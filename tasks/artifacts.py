@@ -41,17 +41,62 @@ def xlsx_bytes(rows: Sequence[Sequence[object]], sheet_title: str = "Sheet1") ->
     return normalize_zip(buffer.getvalue())
 
 
-def docx_bytes(paragraphs: Sequence[str], heading: str | None = None) -> bytes:
-    """A docx document with an optional level-1 heading followed by ``paragraphs``."""
+def docx_bytes(paragraphs: Sequence[str], heading: str | None = None, title: str | None = None) -> bytes:
+    """A docx document with an optional level-1 heading followed by ``paragraphs``.
+
+    ``title`` sets the document's Title property (exported to PDF metadata, for instance).
+    """
     import docx
 
     document = docx.Document()
     document.core_properties.created = FIXED_TIME
     document.core_properties.modified = FIXED_TIME
+    if title is not None:
+        document.core_properties.title = title
     if heading is not None:
         document.add_heading(heading, level=1)
     for text in paragraphs:
         document.add_paragraph(text)
     buffer = io.BytesIO()
     document.save(buffer)
+    return normalize_zip(buffer.getvalue())
+
+
+def pptx_bytes(slides: Sequence[dict[str, object]]) -> bytes:
+    """A pptx presentation (python-pptx's default 4:3 template), one slide per entry of ``slides``.
+
+    Each entry may hold ``layout`` (a layout name such as ``"Title and Content"``, default
+    ``"Title Only"``), ``title`` (text of the title placeholder), ``body`` (a list of bullet lines
+    for the first body placeholder) and ``notes`` (speaker notes text).
+
+    Raises:
+        ValueError: a layout name the template does not have.
+    """
+    import pptx
+
+    presentation = pptx.Presentation()
+    props = presentation.core_properties
+    props.created = FIXED_TIME
+    props.modified = FIXED_TIME
+    props.last_modified_by = "desktop-gym"
+    props.revision = 1
+    layouts = {layout.name: layout for layout in presentation.slide_layouts}
+    for spec in slides:
+        name = str(spec.get("layout", "Title Only"))
+        if name not in layouts:
+            raise ValueError(f"unknown slide layout {name!r}; the template has: {', '.join(layouts)}")
+        slide = presentation.slides.add_slide(layouts[name])
+        if "title" in spec and slide.shapes.title is not None:
+            slide.shapes.title.text = str(spec["title"])
+        body = [ph for ph in slide.placeholders if ph.placeholder_format.idx == 1]
+        if body:
+            lines = [str(line) for line in spec.get("body", ())]  # type: ignore[attr-defined]
+            if lines:
+                body[0].text_frame.text = "\n".join(lines)
+            else:  # an empty placeholder would show "Click to add text" and count as a shape
+                body[0].element.getparent().remove(body[0].element)
+        if spec.get("notes"):
+            slide.notes_slide.notes_text_frame.text = str(spec["notes"])
+    buffer = io.BytesIO()
+    presentation.save(buffer)
     return normalize_zip(buffer.getvalue())

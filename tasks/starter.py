@@ -56,6 +56,16 @@ class CalcFillTotals(Task):
         expected = {f"D{row + 2}": a + b for row, (a, b) in enumerate(zip(p["q1"], p["q2"], strict=True))}
         return verify_xlsx_cells(ctx.read_file(self.path), expected, sheet="Sales")
 
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        formulas = [[f"=B{row}+C{row}"] for row in range(2, params["rows"] + 2)]
+        return ScriptedPolicy(
+            [
+                f"CalcTools.set_range_values(start_cell='D2', values={formulas!r})",
+                "CalcTools.save()",
+                "exit(success=True)",
+            ]
+        )
+
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         formulas = "".join(f"=B{row}+C{row}\n" for row in range(2, params["rows"] + 2))
         return ScriptedPolicy(
@@ -72,6 +82,10 @@ class CalcFillTotals(Task):
                 "exit(success=True)",
             ]
         )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # One row fewer: the oracle leaves the last total empty.
+        return {**params, "rows": params["rows"] - 1}
 
 
 class WriterAppendParagraph(Task):
@@ -100,6 +114,11 @@ class WriterAppendParagraph(Task):
     def verify(self, ctx: TaskContext) -> VerifierResult:
         return verify_docx_has_paragraph(ctx.read_file(self.path), ctx.params["sentence"])
 
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return ScriptedPolicy(
+            [f"WriterTools.append_paragraph(text={params['sentence']!r})", "WriterTools.save()", "exit(success=True)"]
+        )
+
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         return ScriptedPolicy(
             [
@@ -110,6 +129,9 @@ class WriterAppendParagraph(Task):
                 "exit(success=True)",
             ]
         )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "sentence": params["sentence"].replace(" in region ", " outside region ")}
 
 
 class TerminalWriteFile(Task):
@@ -136,10 +158,21 @@ class TerminalWriteFile(Task):
         p = ctx.params
         return verify_text_file(ctx.read_file(f"~/{p['folder']}/{p['name']}.txt"), p["token"])
 
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # write_text_file creates the missing folder too.
+        path = f"~/{params['folder']}/{params['name']}.txt"
+        return ScriptedPolicy(
+            [f"OSTools.write_text_file(path={path!r}, text={params['token'] + chr(10)!r})", "exit(success=True)"]
+        )
+
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         p = params
         command = f"mkdir -p ~/{p['folder']} && echo {p['token']} > ~/{p['folder']}/{p['name']}.txt\n"
         return ScriptedPolicy([f"type(text={command!r})", "wait(seconds=0.2)", "exit(success=True)"])
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        word, number = params["token"].rsplit("-", 1)
+        return {**params, "token": f"{word}-{int(number) + 1}"}
 
 
 STARTER_TASKS: tuple[type[Task], ...] = (CalcFillTotals, WriterAppendParagraph, TerminalWriteFile)

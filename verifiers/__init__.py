@@ -67,6 +67,7 @@ from .spreadsheet_structure import (
     verify_xlsx_sorted,
 )
 from .tables import TableOptions, compare_rows, verify_csv_rows, verify_sheet_table
+from .writer_extra import verify_document_format, verify_docx_list, verify_docx_page_number, verify_pdf_document
 
 __all__ = [
     "TREE_LISTING_COMMAND",
@@ -86,12 +87,15 @@ __all__ = [
     "verify_command_output",
     "verify_csv_rows",
     "verify_directory_tree",
+    "verify_document_format",
     "verify_document_text",
     "verify_docx_alignment",
     "verify_docx_font",
     "verify_docx_has_paragraph",
     "verify_docx_header_footer",
     "verify_docx_line_spacing",
+    "verify_docx_list",
+    "verify_docx_page_number",
     "verify_docx_page_setup",
     "verify_docx_paragraph_count",
     "verify_docx_paragraph_style",
@@ -101,6 +105,7 @@ __all__ = [
     "verify_file_exists",
     "verify_file_regex",
     "verify_file_sha256",
+    "verify_pdf_document",
     "verify_pptx_background",
     "verify_pptx_layout",
     "verify_pptx_notes",

@@ -28,6 +28,15 @@ def _local(**kwargs) -> Backend:
 _BACKENDS["local"] = _local
 
 
+def _container(**kwargs) -> Backend:
+    from .container import ContainerBackend
+
+    return ContainerBackend(**kwargs)
+
+
+_BACKENDS["container"] = _container
+
+
 def make_backend(name: str = "local", **kwargs) -> Backend:
     """Create a backend by name (``"local"``, or any registered name).
 

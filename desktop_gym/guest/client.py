@@ -16,6 +16,7 @@ TOKEN_METADATA_KEY = "x-desktop-gym-token"
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 UNAVAILABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 DEADLINE_MARGIN = 5.0  # extra client-side time for calls that carry their own guest-side timeout
+API_DEADLINE = 130.0  # the guest bounds every API call itself (OSTools.run_shell may take 120 s)
 
 
 class GuestClient:
@@ -292,7 +293,7 @@ class GuestClient:
             app: The app (``"calc"``) or its tool class (``"CalcTools"``).
             method: The tool method, e.g. ``"set_cell_value"``.
             args_json: The keyword arguments as a JSON object.
-            timeout: The RPC deadline in seconds (default: the client's).
+            timeout: The RPC deadline in seconds (default: the longest the guest lets an API call run).
 
         Raises:
             GuestError: unknown app or method, arguments that do not fit the signature, the app
@@ -300,4 +301,29 @@ class GuestClient:
                 message says which.
         """
         request = pb.CallApiRequest(app=app, method=method, args_json=args_json)
-        return self._call("CallApi", request, timeout=timeout).result_json
+        return self._call("CallApi", request, timeout=timeout or max(self.timeout, API_DEADLINE)).result_json
+
+    def app_info(self, app: str | None = None, max_chars: int = 5000, timeout: float = 10.0) -> dict:
+        """Which launched app has the focus (or ``app``), its tool class and its API summary.
+
+        Args:
+            app: An app (``"calc"``) or tool class; None for the app whose window has the focus.
+            max_chars: The longest summary; 0 asks only which app it is (no call into the app).
+            timeout: Seconds the guest gives the app to summarise itself.
+
+        Returns:
+            ``{"app", "tool_class", "summary", "window_id"}``: ``app`` is ``""`` when the focused
+            window belongs to no launched app, ``tool_class`` and ``summary`` are ``""`` for apps
+            without an API, ``window_id`` is None when there is no window.
+
+        Raises:
+            GuestError: ``app`` is not running or unknown, or the summary failed.
+        """
+        request = pb.AppInfoRequest(app=app or "", max_chars=max_chars, timeout=timeout)
+        reply = self._call("GetAppInfo", request, timeout=timeout + DEADLINE_MARGIN)
+        return {
+            "app": reply.app,
+            "tool_class": reply.tool_class,
+            "summary": reply.summary,
+            "window_id": reply.window_id or None,
+        }

@@ -16,7 +16,7 @@ import grpc
 
 from . import files, processes
 from .apps import registry
-from .apps.launcher import AppLauncher, AppLaunchError
+from .apps.launcher import APPS, AppLauncher, AppLaunchError
 from .apps.tool_schema import ApiCallError
 from .input import InputController
 from .protos import guest_pb2 as pb
@@ -288,10 +288,50 @@ class GuestServicer(pb_grpc.GuestServicer):
     @_rpc
     def CallApi(self, request, context):
         # request.app is an app ("calc") or its tool class ("CalcTools"); arguments are checked
-        # before the call reaches the app, which runs it under the UNO watchdog.
-        launched = self.launcher.get(registry.resolve_app(request.app))
-        result = registry.call_api(launched, request.method, request.args_json, home=self.home)
+        # before the call reaches the app, which runs it under the UNO watchdog. Tools without
+        # UNO (OSTools) need no launched app.
+        app = registry.resolve_app(request.app)
+        launched = self.launcher.get(app) if registry.uses_uno(app) else None
+        result = registry.call_api(launched, request.method, request.args_json, home=self.home, app=app)
         return pb.CallApiReply(result_json=result)
+
+    def _focused_app(self) -> tuple[str, int]:
+        """The launched app owning the focused window (by window id or process group), and the window."""
+        window = self.windows.focused_window()
+        if window is None:
+            return "", 0
+        group = _process_group(window.pid)
+        for info in reversed(self.launcher.apps()):
+            if info.alive and (info.window_id == window.window_id or (group is not None and group == info.pid)):
+                return info.app, window.window_id
+        return "", window.window_id
+
+    @_rpc
+    def GetAppInfo(self, request, context):
+        if not request.app:
+            app, window_id = self._focused_app()
+        elif request.app in APPS:
+            app, window_id = request.app, self.launcher.get(request.app).window_id or 0
+        else:  # a tool class name ("CalcTools") or an API without an app ("os")
+            app = registry.resolve_app(request.app)
+            window_id = (self.launcher.get(app).window_id or 0) if registry.uses_uno(app) else 0
+        tools = registry.TOOL_CLASSES.get(app)
+        summary = ""
+        if tools is not None and request.max_chars > 0 and hasattr(tools, "summary"):
+            timeout = request.timeout or registry.DEFAULT_TIMEOUT_S
+            summary = registry.summarize(self.launcher.get(app), request.max_chars, timeout=timeout)
+        return pb.AppInfoReply(
+            app=app, tool_class=tools.__name__ if tools is not None else "", summary=summary, window_id=window_id
+        )
+
+
+def _process_group(pid: int | None) -> int | None:
+    if not pid:
+        return None
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
 
 
 def serve(

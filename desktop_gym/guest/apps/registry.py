@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .calc import CalcTools
+from .impress import ImpressTools
+from .os_tools import OSTools
 from .tool_schema import (
     ApiArgumentError,
     ApiCallError,
@@ -24,14 +26,22 @@ from .tool_schema import (
     prompt_text,
     tool_schemas,
 )
+from .uno_bridge import _run_with_deadline as run_with_deadline  # the UNO watchdog, for tools without UNO too
+from .writer import WriterTools
 
 TOOL_CLASSES: dict[str, type] = {
     "calc": CalcTools,
+    "writer": WriterTools,
+    "impress": ImpressTools,
+    "os": OSTools,
 }
 """App name (as in ``AppLauncher``) -> its tool class."""
 
+ALWAYS_OFFERED = ("os",)
+"""APIs offered whatever app is focused (they need no app; see :func:`uses_uno`)."""
+
 DEFAULT_TIMEOUT_S = 10.0
-SLOW_METHODS = {"save": 30.0, "create_pivot_table": 20.0, "insert_chart": 20.0}
+SLOW_METHODS = {"save": 30.0, "create_pivot_table": 20.0, "insert_chart": 20.0, "run_shell": 125.0}
 """Methods that may legitimately take longer than :data:`DEFAULT_TIMEOUT_S` (seconds)."""
 
 
@@ -62,6 +72,11 @@ def resolve_app(name: str) -> str:
 def tool_class(app: str) -> type:
     """The tool class of ``app`` (an app name or a tool class name)."""
     return TOOL_CLASSES[resolve_app(app)]
+
+
+def uses_uno(app: str) -> bool:
+    """Whether ``app``'s tools act on a LibreOffice document (else they run without a launched app)."""
+    return bool(getattr(tool_class(app), "uses_uno", True))
 
 
 def api_prompt(app: str) -> str:
@@ -120,16 +135,21 @@ def run_tool(
     home: str | Path | None = None,
     timeout: float | None = None,
     internal: bool = False,
+    app: str | None = None,
 ) -> Any:
     """Run one tool method on a launched app's current document, under the UNO watchdog.
 
+    Tool classes that do not use UNO (``OSTools``) run in a worker thread under the same deadline,
+    without a launched app.
+
     Args:
-        launched: The app's ``LaunchedApp`` (its ``uno`` connection is used).
+        launched: The app's ``LaunchedApp`` (its ``uno`` connection is used); None for tools without UNO.
         method_name: The method (``"set_cell_value"``); ``internal`` allows non-tool methods.
         arguments: Already validated keyword arguments.
         home: The session home, for ``~/`` paths.
         timeout: Seconds before ``UnoTimeoutError`` (default: per method, see :data:`SLOW_METHODS`).
         internal: Allow methods hidden from the agent (``summary``).
+        app: The app or tool class name (default: ``launched.app``).
 
     Returns:
         The method's result (JSON-serialisable).
@@ -139,10 +159,14 @@ def run_tool(
         ApiCallError: the app has no UNO connection or raised a UNO exception (its text is kept).
         UnoTimeoutError: the call did not finish within ``timeout`` (the office may be hung).
     """
-    tools_class = TOOL_CLASSES[resolve_app(launched.app)]
+    tools_class = TOOL_CLASSES[resolve_app(app or launched.app)]
     qualified = f"{tools_class.__name__}.{method_name}"
     if not internal:
         find_method(tools_class, method_name)
+    limit = timeout if timeout is not None else SLOW_METHODS.get(method_name, DEFAULT_TIMEOUT_S)
+    if not getattr(tools_class, "uses_uno", True):
+        tools = tools_class(home=home)
+        return run_with_deadline(lambda: getattr(tools, method_name)(**(arguments or {})), (), limit, qualified)
     connection = launched.uno
     if connection is None:
         raise ApiCallError(f"{qualified}: {launched.app} has no UNO connection (was it launched by the guest?)")
@@ -159,23 +183,29 @@ def run_tool(
             message = getattr(exc, "Message", "") or str(exc)
             raise ApiCallError(f"{qualified}: LibreOffice raised {type(exc).__name__}: {message}") from None
 
-    limit = timeout if timeout is not None else SLOW_METHODS.get(method_name, DEFAULT_TIMEOUT_S)
     return connection.call(run, timeout=limit, what=qualified)
 
 
 def call_api(
-    launched: Any, method_name: str, args_json: str, home: str | Path | None = None, timeout: float | None = None
+    launched: Any,
+    method_name: str,
+    args_json: str,
+    home: str | Path | None = None,
+    timeout: float | None = None,
+    app: str | None = None,
 ) -> str:
     """Validate and run one agent API call; return its result as JSON text.
+
+    ``launched`` is None for tools without UNO (see :func:`uses_uno`); ``app`` then names them.
 
     Raises:
         UnknownApiMethodError: no such method (names the closest ones).
         ApiArgumentError: the arguments do not fit (names the argument).
         ApiCallError, UnoTimeoutError: see :func:`run_tool`.
     """
-    method = find_method(tool_class(launched.app), method_name)
+    method = find_method(tool_class(app or launched.app), method_name)
     arguments = parse_arguments(method, args_json)
-    result = run_tool(launched, method_name, arguments, home=home, timeout=timeout)
+    result = run_tool(launched, method_name, arguments, home=home, timeout=timeout, app=app)
     try:
         return json.dumps(result)
     except TypeError as exc:

@@ -109,6 +109,11 @@ class GuestStub:
                 request_serializer=guest__pb2.CallApiRequest.SerializeToString,
                 response_deserializer=guest__pb2.CallApiReply.FromString,
                 _registered_method=True)
+        self.GetAppInfo = channel.unary_unary(
+                '/desktop_gym.guest.v1.Guest/GetAppInfo',
+                request_serializer=guest__pb2.AppInfoRequest.SerializeToString,
+                response_deserializer=guest__pb2.AppInfoReply.FromString,
+                _registered_method=True)
 
 
 class GuestServicer:
@@ -206,6 +211,14 @@ class GuestServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetAppInfo(self, request, context):
+        """Which launched app has the focus (or the named one), its tool class, and its API summary:
+        the observation's app_info.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GuestServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -283,6 +296,11 @@ def add_GuestServicer_to_server(servicer, server):
                     servicer.CallApi,
                     request_deserializer=guest__pb2.CallApiRequest.FromString,
                     response_serializer=guest__pb2.CallApiReply.SerializeToString,
+            ),
+            'GetAppInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAppInfo,
+                    request_deserializer=guest__pb2.AppInfoRequest.FromString,
+                    response_serializer=guest__pb2.AppInfoReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -690,6 +708,33 @@ class Guest:
             '/desktop_gym.guest.v1.Guest/CallApi',
             guest__pb2.CallApiRequest.SerializeToString,
             guest__pb2.CallApiReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAppInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/desktop_gym.guest.v1.Guest/GetAppInfo',
+            guest__pb2.AppInfoRequest.SerializeToString,
+            guest__pb2.AppInfoReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,237 @@
+"""Proof that a task is sound, run on a real desktop: ``check_task(task_id) -> TaskProof``.
+
+For each seed: every oracle the task has (API, GUI) must succeed, the null agent (``done()``
+at once) must fail, and the oracle playing with one perturbed parameter must fail (so the
+verifier really checks that value). An infeasible task is proven when its oracle (``fail()``)
+succeeds and ``done()`` fails. One env (one desktop) can serve many tasks: each episode switches
+the task with ``reset(options={"task_id": ...})``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .tasks import Task, get_task, null_policy
+
+Policy = Callable[[Mapping[str, Any]], str]
+PERTURB_SEED_OFFSET = 7919  # the perturbation's RNG differs from the episode's, reproducibly
+
+
+@dataclass
+class EpisodeCheck:
+    """One checked episode.
+
+    Attributes:
+        kind: ``api``, ``gui``, ``oracle`` (infeasible tasks), ``null`` or ``perturbed``.
+        seed: the reset seed.
+        expected_success: what a sound task gives for this kind of episode.
+        success: what the verifier said (None when the episode could not run).
+        reason: the verifier's reason, or the error that stopped the episode.
+        steps: steps taken.
+        seconds: wall time of reset plus the episode.
+    """
+
+    kind: str
+    seed: int
+    expected_success: bool
+    success: bool | None
+    reason: str
+    steps: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.success is not None and self.success == self.expected_success
+
+
+@dataclass
+class TaskProof:
+    """The outcome of ``check_task``: ``proven`` when every episode came out as a sound task's would."""
+
+    task_id: str
+    seeds: tuple[int, ...]
+    episodes: list[EpisodeCheck] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def proven(self) -> bool:
+        return not self.problems and bool(self.episodes) and all(e.ok for e in self.episodes)
+
+    @property
+    def oracle_kinds(self) -> list[str]:
+        """The oracle kinds checked (``api``, ``gui``, or ``oracle`` for infeasible tasks)."""
+        return sorted({e.kind for e in self.episodes if e.expected_success})
+
+    def verdict(self, kind: str) -> str:
+        """``ok`` / ``FAIL`` / ``-`` (not run) for one episode kind over all seeds."""
+        episodes = [e for e in self.episodes if e.kind == kind]
+        if not episodes:
+            return "-"
+        return "ok" if all(e.ok for e in episodes) else "FAIL"
+
+    def why_unproven(self) -> list[str]:
+        """One line per problem or episode that did not come out as expected."""
+        lines = list(self.problems)
+        for e in self.episodes:
+            if not e.ok:
+                wanted = "succeed" if e.expected_success else "fail"
+                lines.append(f"{e.kind} (seed {e.seed}) should {wanted}: {e.reason}")
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "proven": self.proven,
+            "oracle_kinds": self.oracle_kinds,
+            "seconds": round(self.seconds, 2),
+            "problems": self.why_unproven(),
+            "episodes": [asdict(e) | {"ok": e.ok} for e in self.episodes],
+        }
+
+
+def _run_episode(
+    env: Any, task_id: str, seed: int, kind: str, expected: bool, make_policy: Callable[..., Policy]
+) -> EpisodeCheck:
+    started = time.perf_counter()
+    steps = 0
+    try:
+        observation, info = env.reset(seed=seed, options={"task_id": task_id})
+        policy = make_policy(info["params"])
+        while True:
+            observation, _reward, terminated, truncated, step_info = env.step(policy(observation))
+            steps += 1
+            if terminated or truncated:
+                break
+        verdict = step_info.get("verifier", {})
+        reason = verdict.get("reason") or step_info.get("crash") or ("truncated" if truncated else "")
+        success: bool | None = bool(step_info.get("success"))
+    except Exception as error:  # noqa: BLE001 - a broken task must be reported, not crash the whole check
+        reason, success = f"{type(error).__name__}: {error}", None
+    return EpisodeCheck(kind, seed, expected, success, reason, steps, time.perf_counter() - started)
+
+
+def _plan(task: Task, seed: int) -> tuple[list[tuple[str, bool, Callable[..., Policy]]], list[str]]:
+    """The episodes to run for one seed, and the problems that keep the task unproven before any runs."""
+    null: Callable[..., Policy] = lambda params: null_policy  # noqa: E731
+    if task.infeasible:
+        return [("oracle", True, task.oracle), ("null", False, null)], []
+    sampled = task.sample_params(np.random.default_rng(seed))  # oracles exist or not whatever the values
+    episodes = [
+        (kind, True, getter)
+        for kind, getter in (("api", task.api_oracle), ("gui", task.gui_oracle))
+        if getter(sampled) is not None
+    ]
+    problems = [] if episodes else ["the task has no oracle (neither api_oracle nor gui_oracle)"]
+    episodes.append(("null", False, null))
+    rng = np.random.default_rng(seed + PERTURB_SEED_OFFSET)
+    try:
+        task.perturb(sampled, np.random.default_rng(seed))
+        episodes.append(("perturbed", False, lambda params: task.perturbed_oracle(params, rng)))
+    except NotImplementedError:
+        problems.append(
+            "the task does not define perturb(), so nothing shows the verifier checks what the oracle writes"
+        )
+    except Exception:  # noqa: BLE001 - a broken perturb() shows up as the perturbed episode's error
+        episodes.append(("perturbed", False, lambda params: task.perturbed_oracle(params, rng)))
+    return episodes, problems
+
+
+def check_task(task_id: str, seeds: Sequence[int] = (0,), backend: Any = None, env: Any = None) -> TaskProof:
+    """Prove a task on a real desktop: oracles pass, the null agent and the perturbed oracle fail.
+
+    Args:
+        task_id: a registered task id.
+        seeds: reset seeds to check (each gives its own parameters).
+        backend: a backend name or instance for a new env (``"local"`` when None); ignored with ``env``.
+        env: an existing ``DesktopEnv`` to reuse (not closed here), so many tasks share one desktop.
+
+    Returns:
+        a ``TaskProof``; ``proof.proven`` is the verdict and ``proof.why_unproven()`` the reasons.
+    """
+    from .env import DesktopEnv
+
+    started = time.perf_counter()
+    proof = TaskProof(task_id=task_id, seeds=tuple(seeds))
+    task = get_task(task_id)
+    own_env = env is None
+    if own_env:
+        env = DesktopEnv(task_id=task_id, backend=backend or "local")
+    try:
+        for seed in seeds:
+            episodes, problems = _plan(task, seed)
+            proof.problems.extend(p for p in problems if p not in proof.problems)
+            for kind, expected, make_policy in episodes:
+                proof.episodes.append(_run_episode(env, task_id, seed, kind, expected, make_policy))
+    finally:
+        if own_env:
+            env.close()
+    proof.seconds = time.perf_counter() - started
+    return proof
+
+
+def check_tasks(
+    task_ids: Iterable[str],
+    seeds: Sequence[int] = (0,),
+    env: Any = None,
+    backend: str = "local",
+    on_result: Callable[[TaskProof], None] | None = None,
+    jobs: int = 1,
+) -> list[TaskProof]:
+    """``check_task`` for many tasks, each desktop reused across tasks; results in the order given.
+
+    Args:
+        task_ids: the tasks to prove.
+        seeds: reset seeds per task.
+        env: one env to use for all (``jobs`` is then ignored); else each worker makes its own.
+        backend: the backend name for envs made here.
+        on_result: called with each proof as it is ready (from worker threads when ``jobs > 1``).
+        jobs: desktops checking tasks in parallel, one thread each.
+    """
+    from .env import DesktopEnv
+
+    task_ids = list(task_ids)
+    proofs: list[TaskProof | None] = [None] * len(task_ids)
+    pending = list(enumerate(task_ids))
+    lock = threading.Lock()
+
+    def work(shared: Any) -> None:
+        worker_env = shared
+        try:
+            while True:
+                with lock:
+                    if not pending:
+                        return
+                    index, task_id = pending.pop(0)
+                try:
+                    if worker_env is None:
+                        worker_env = DesktopEnv(backend=backend)
+                    proof = check_task(task_id, seeds, env=worker_env)
+                except Exception as error:  # noqa: BLE001 - one task's crash must not hide the others' results
+                    proof = TaskProof(
+                        task_id, tuple(seeds), problems=[f"the check crashed: {type(error).__name__}: {error}"]
+                    )
+                with lock:
+                    proofs[index] = proof
+                    if on_result is not None:
+                        on_result(proof)
+        finally:
+            if shared is None and worker_env is not None:
+                worker_env.close()
+
+    workers = 1 if env is not None else max(1, min(jobs, len(task_ids)))
+    if workers == 1:
+        work(env)
+    else:
+        threads = [threading.Thread(target=work, args=(None,), name=f"check-{n}") for n in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    return [proof for proof in proofs if proof is not None]

@@ -1,0 +1,9 @@
+"""Task families in Python: each samples its parameters from the env's seeded RNG and writes its own
+input files, so one family yields unlimited variants; the same seed gives the same bytes.
+
+One module per app suite; importing this package registers them all.
+"""
+
+from . import writer  # noqa: F401
+from . import calc  # noqa: F401
+from . import impress  # noqa: F401

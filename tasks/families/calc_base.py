@@ -1,0 +1,247 @@
+"""What the Calc families share: input workbooks, the family base class, action-text builders.
+
+Every family writes one xlsx file into ``~/Documents``, opens it in Calc, and verifies the file the
+agent saved. Oracles are lists of action texts: ``CalcTools`` calls for API oracles, keys, typing and
+the Name Box (Ctrl+Shift+T) for GUI oracles; a pointer position, where one is needed, comes from the
+observation's accessibility tree (:class:`A11yStep`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...verifiers.result import VerifierResult
+from ..artifacts import FIXED_TIME, normalize_zip
+from ..base import Policy, ScriptedPolicy, Task, TaskContext
+
+ITEMS = (
+    "Apples",
+    "Pears",
+    "Plums",
+    "Cherries",
+    "Lemons",
+    "Figs",
+    "Dates",
+    "Kiwis",
+    "Mangos",
+    "Limes",
+    "Grapes",
+    "Melons",
+    "Papayas",
+    "Quinces",
+    "Olives",
+    "Guavas",
+)
+REGIONS = ("North", "South", "East", "West")
+PEOPLE = (
+    "Ada",
+    "Boris",
+    "Chen",
+    "Dana",
+    "Emil",
+    "Farah",
+    "Gus",
+    "Hana",
+    "Ivan",
+    "Jorge",
+    "Kemal",
+    "Lena",
+    "Mira",
+    "Nils",
+    "Omar",
+    "Pia",
+)
+SHEET_WORDS = ("Budget", "Forecast", "Summary", "Ledger", "Archive", "Report", "Inventory", "Orders")
+
+SAVE = "CalcTools.save()"
+GUI_SAVE = 'hotkey(keys=["ctrl", "s"])'
+DONE = "exit(success=True)"
+
+Rows = Sequence[Sequence[object]]
+
+
+def workbook_bytes(sheets: Mapping[str, Rows], active: str | None = None) -> bytes:
+    """An xlsx workbook with one sheet per entry (in order), deterministic for the same input.
+
+    Args:
+        sheets: sheet name -> rows of values (None for blank cells).
+        active: the sheet shown on opening; the first when None.
+    """
+    import openpyxl
+    from openpyxl.writer.excel import ExcelWriter
+
+    workbook = openpyxl.Workbook()
+    workbook.properties.created = FIXED_TIME
+    workbook.properties.modified = FIXED_TIME
+    workbook.remove(workbook.active)
+    for name, rows in sheets.items():
+        worksheet = workbook.create_sheet(name)
+        for row in rows:
+            worksheet.append(list(row))
+    if active is not None:
+        workbook.active = list(sheets).index(active)
+    buffer = io.BytesIO()
+    # Workbook.save() stamps the current time into docProps/core.xml; the writer itself does not.
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        ExcelWriter(workbook, archive).save()
+    return normalize_zip(buffer.getvalue())
+
+
+def api(method: str, **kwargs: Any) -> str:
+    """The action text of a ``CalcTools`` call: ``api("save")`` -> ``CalcTools.save()``."""
+    arguments = ", ".join(f"{name}={value!r}" for name, value in kwargs.items())
+    return f"CalcTools.{method}({arguments})"
+
+
+def type_text(text: str) -> str:
+    """The action text typing ``text`` (newlines and tabs are typed as Enter and Tab)."""
+    return f"type(text={json.dumps(text)})"
+
+
+def hotkey(*keys: str) -> str:
+    """The action text pressing a key combination."""
+    return f"hotkey(keys={json.dumps(list(keys))})"
+
+
+def name_box(ref: str) -> list[str]:
+    """Actions selecting a cell or range through the Name Box (Ctrl+Shift+T, type, Enter)."""
+    return [hotkey("ctrl", "shift", "t"), type_text(f"{ref}\n")]
+
+
+def column_letter(index: int) -> str:
+    """0 -> ``"A"``."""
+    from openpyxl.utils.cell import get_column_letter
+
+    return get_column_letter(index + 1)
+
+
+def draw(rng: np.random.Generator, pool: Sequence[str], size: int) -> list[str]:
+    """``size`` distinct names from ``pool``, as plain ``str``."""
+    return [str(name) for name in rng.choice(pool, size=size, replace=False)]
+
+
+def ints(rng: np.random.Generator, low: int, high: int, size: int) -> list[int]:
+    """``size`` integers in [low, high), as plain ``int``."""
+    return [int(value) for value in rng.integers(low, high, size=size)]
+
+
+_TREE_LINE = re.compile(r'^\s*(?P<role>[a-z][a-z ]*?) (?P<name>"(?:[^"\\]|\\.)*")(?P<rest>.*)$')
+_BOX = re.compile(r"@\((-?\d+),(-?\d+),(\d+),(\d+)\)\s*$")
+
+
+def find_box(tree: str, role: str, name: str) -> tuple[int, int, int, int] | None:
+    """The box ``(x, y, width, height)`` of the first node with ``role`` and ``name`` in a linearized
+    accessibility tree (the observation's ``a11y_tree``), or None when absent or off screen."""
+    for line in tree.splitlines():
+        match = _TREE_LINE.match(line)
+        if match is None or match.group("role") != role or json.loads(match.group("name")) != name:
+            continue
+        box = _BOX.search(match.group("rest"))
+        if box is not None:
+            x, y, width, height = (int(value) for value in box.groups())
+            return x, y, width, height
+    return None
+
+
+class A11yStep:
+    """One policy step whose action is computed from the observation (e.g. a click on a node's box)."""
+
+    def __init__(self, make: Callable[[Mapping[str, Any]], str]) -> None:
+        self.make = make
+
+
+class TreePolicy:
+    """Plays action texts in order; an :class:`A11yStep` is resolved against the current observation.
+
+    A step whose node cannot be found yields ``fail()``, so a broken oracle fails loudly.
+    """
+
+    def __init__(self, steps: Sequence[str | A11yStep]) -> None:
+        self._steps = list(steps)
+        self._index = 0
+
+    def __call__(self, observation: Mapping[str, Any]) -> str:
+        if self._index >= len(self._steps):
+            return "done()"
+        step = self._steps[self._index]
+        self._index += 1
+        return step.make(observation) if isinstance(step, A11yStep) else step
+
+
+def double_click_node(role: str, name: str) -> A11yStep:
+    """A step double-clicking the centre of the node ``role`` ``name`` found in the a11y tree."""
+
+    def make(observation: Mapping[str, Any]) -> str:
+        box = find_box(str(observation.get("a11y_tree", "")), role, name)
+        if box is None:
+            return "fail()"
+        x, y, width, height = box
+        return f"click(coordinates=[{x + width // 2}, {y + height // 2}], num_clicks=2)"
+
+    return A11yStep(make)
+
+
+class CalcFamily(Task):
+    """A Calc task over one xlsx file: subclasses give the sheets and the check.
+
+    Subclasses set ``id``, ``instruction_template``, ``file_name`` and implement ``sheets``,
+    ``sample_params``, ``check`` and ``perturb``, plus one or both oracles (``api_steps``,
+    ``gui_steps``, which return action texts without the final ``exit``).
+    """
+
+    apps = ("calc",)
+    needs_save = True
+    max_steps = 20
+    file_name = "data.xlsx"
+
+    @property
+    def path(self) -> str:
+        """Where the input workbook lives in the desktop."""
+        return f"~/Documents/{self.file_name}"
+
+    def instruction(self, params: Mapping[str, Any]) -> str:
+        return self.instruction_template.format(path=self.path, **params)
+
+    def sheets(self, params: Mapping[str, Any]) -> dict[str, Rows]:
+        """The input workbook: sheet name -> rows."""
+        raise NotImplementedError
+
+    def active_sheet(self, params: Mapping[str, Any]) -> str | None:
+        """The sheet shown on opening (the first when None)."""
+        return None
+
+    def input_bytes(self, params: Mapping[str, Any]) -> bytes:
+        """The input workbook's bytes (deterministic for the same parameters)."""
+        return workbook_bytes(self.sheets(params), self.active_sheet(params))
+
+    def setup(self, ctx: TaskContext) -> None:
+        ctx.client.put_file(self.path, self.input_bytes(ctx.params))
+        ctx.client.launch_app("calc", self.path)
+
+    def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
+        """Judge the saved workbook's bytes (None when missing)."""
+        raise NotImplementedError
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        return self.check(ctx.read_file(self.path), ctx.params, ctx)
+
+    def api_steps(self, params: Mapping[str, Any]) -> list[str] | None:
+        return None
+
+    def gui_steps(self, params: Mapping[str, Any]) -> list[str | A11yStep] | None:
+        return None
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy | None:
+        steps = self.api_steps(params)
+        return None if steps is None else ScriptedPolicy([*steps, DONE])
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy | None:
+        steps = self.gui_steps(params)
+        return None if steps is None else TreePolicy([*steps, DONE])

@@ -1,0 +1,125 @@
+"""GUI oracles that point: positions come from the observation's accessibility tree, never constants.
+
+The tree is the env's linearized text (see :mod:`desktop_gym.guest.a11y`): one node per line,
+indented two spaces a level, ``role "name" [text=...] [states] @(x,y,w,h)``. An
+:class:`A11yScript` plays its steps in order; a step is an action text, or a callable that reads
+the observation and returns one (e.g. :func:`click_node`, which clicks the centre of a node).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Step = str | Callable[[Mapping[str, Any]], str]
+
+_LINE = re.compile(r"^(?P<indent> *)(?P<role>[a-z][a-z -]*?) (?P<rest>\".*)$")
+_BOX = re.compile(r"@\((-?\d+),(-?\d+),(\d+),(\d+)\)$")
+
+
+class A11yNodeNotFoundError(LookupError):
+    """The node a GUI oracle needs is not in the accessibility tree of the observation."""
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    """One line of the linearized tree."""
+
+    depth: int
+    role: str
+    name: str
+    box: tuple[int, int, int, int] | None
+    line: str
+
+    @property
+    def center(self) -> tuple[int, int]:
+        """The point to click (raises if the node has no on-screen box)."""
+        if self.box is None:
+            raise A11yNodeNotFoundError(f"{self.role} {self.name!r} has no on-screen box")
+        x, y, width, height = self.box
+        return x + width // 2, y + height // 2
+
+
+def parse_tree(text: str) -> list[TreeNode]:
+    """The nodes of a linearized accessibility tree, in document order (unparsable lines skipped)."""
+    nodes = []
+    decoder = json.JSONDecoder()
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match is None:
+            continue
+        try:
+            name, _ = decoder.raw_decode(match["rest"])
+        except ValueError:
+            continue
+        box = _BOX.search(line)
+        nodes.append(
+            TreeNode(
+                depth=len(match["indent"]) // 2,
+                role=match["role"],
+                name=str(name),
+                box=tuple(int(v) for v in box.groups()) if box else None,  # type: ignore[arg-type]
+                line=line,
+            )
+        )
+    return nodes
+
+
+def find_node(tree: str, role: str, name: str, within: tuple[str, str] | None = None) -> TreeNode:
+    """The first on-screen node with ``role`` and ``name`` (optionally under an ancestor ``(role, name)``).
+
+    Raises:
+        A11yNodeNotFoundError: naming what was looked for.
+    """
+    inside_depth: int | None = None if within is not None else -1
+    for node in parse_tree(tree):
+        if within is not None:
+            if inside_depth is not None and node.depth <= inside_depth:
+                inside_depth = None
+            if inside_depth is None:
+                if (node.role, node.name) == within:
+                    inside_depth = node.depth
+                continue
+        if node.role == role and node.name == name and node.box is not None:
+            return node
+    where = f" inside {within[0]} {within[1]!r}" if within else ""
+    raise A11yNodeNotFoundError(f"no on-screen {role} {name!r}{where} in the accessibility tree")
+
+
+def click_node(role: str, name: str, within: tuple[str, str] | None = None) -> Callable[[Mapping[str, Any]], str]:
+    """A step that clicks the centre of the node ``role "name"`` found in the observation's tree."""
+
+    def step(observation: Mapping[str, Any]) -> str:
+        x, y = find_node(str(observation.get("a11y_tree", "")), role, name, within).center
+        return f"click(coordinates=[{x}, {y}])"
+
+    return step
+
+
+def menu_path(*names: str) -> list[Step]:
+    """Steps that open the menu bar's ``names[0]`` menu and click down to the item ``names[-1]``.
+
+    Intermediate names are submenus (``menu`` nodes); the last is a ``menu item``.
+    """
+    steps: list[Step] = [click_node("menu", names[0], within=("menu bar", ""))]
+    steps.extend(click_node("menu", name) for name in names[1:-1])
+    steps.append(click_node("menu item", names[-1]))
+    return steps
+
+
+class A11yScript:
+    """Plays ``steps`` in order (each an action text or a callable on the observation), then ``done()``."""
+
+    def __init__(self, steps: Sequence[Step]) -> None:
+        self._steps = list(steps)
+        self._index = 0
+
+    def __call__(self, observation: Mapping[str, Any]) -> str:
+        if self._index >= len(self._steps):
+            return "done()"
+        step = self._steps[self._index]
+        self._index += 1
+        return step(observation) if callable(step) else step

@@ -1,0 +1,231 @@
+"""Shared parts of the Writer suite: seeded document text, the document task base, GUI helpers.
+
+Every Writer family opens one docx written by python-docx (deterministic bytes) in LibreOffice
+Writer; the verifier reads the file the agent saved. GUI oracles are keyboard-first; where a
+pointer is needed (a dialog's button or field), its position comes from the observation's
+accessibility tree through :func:`click_node`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ...verifiers import verify_document_text
+from ...verifiers.result import VerifierResult
+from ..artifacts import docx_bytes
+from ..base import Task, TaskContext
+
+Step = str | Callable[[Mapping[str, Any]], str | None]
+
+SUBJECTS = (
+    "The review board",
+    "Our field team",
+    "The pilot group",
+    "The finance office",
+    "The night shift",
+    "The design studio",
+    "The support desk",
+    "The audit panel",
+)
+VERBS = ("approved", "examined", "postponed", "summarised", "questioned", "praised", "funded", "simplified")
+OBJECTS = (
+    "the travel policy",
+    "the spring budget",
+    "the hiring plan",
+    "the vendor list",
+    "the safety checklist",
+    "the backlog",
+    "the launch schedule",
+    "the training course",
+)
+CLOSERS = ("last week", "on Monday", "after lunch", "in March", "before the deadline", "without delay")
+TITLES = (
+    "Quarterly Summary",
+    "Project Charter",
+    "Meeting Notes",
+    "Release Plan",
+    "Budget Outlook",
+    "Risk Register",
+    "Travel Report",
+    "Team Handbook",
+)
+KEYWORDS = ("aurora", "basalt", "cinder", "dynamo", "falcon", "granite", "horizon", "lantern", "meadow", "nebula")
+
+
+def sentences(rng: np.random.Generator, count: int) -> list[str]:
+    """``count`` distinct sentences, each naming a distinct subject (so any one can be found by text)."""
+    subjects = rng.choice(len(SUBJECTS), size=count, replace=False)
+    return [f"{SUBJECTS[int(s)]} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(CLOSERS)}." for s in subjects]
+
+
+def title(rng: np.random.Generator) -> str:
+    """A document title such as ``"Release Plan 7"``."""
+    return f"{rng.choice(TITLES)} {int(rng.integers(2, 99))}"
+
+
+class WriterDocumentTask(Task):
+    """A Writer task on one docx: ``params`` hold ``path``, ``heading`` (or None) and ``paragraphs``."""
+
+    apps = ("writer",)
+    max_steps = 15
+    needs_save = True
+    document: ClassVar[str] = "~/Documents/notes.docx"
+
+    def base_params(self, rng: np.random.Generator, count: int = 4, heading: bool = True) -> dict[str, Any]:
+        """``path``, ``heading`` and ``paragraphs`` (``count`` sentences), drawn from ``rng``."""
+        return {
+            "path": self.document,
+            "heading": title(rng) if heading else None,
+            "paragraphs": sentences(rng, count),
+        }
+
+    def setup(self, ctx: TaskContext) -> None:
+        p = ctx.params
+        ctx.client.put_file(p["path"], docx_bytes(p["paragraphs"], heading=p["heading"], title=p.get("doc_title")))
+        ctx.client.launch_app("writer", p["path"])
+
+    def saved(self, ctx: TaskContext) -> bytes | None:
+        """The bytes of the document as saved by the agent (None when missing)."""
+        return ctx.read_file(ctx.params["path"])
+
+    @staticmethod
+    def body(params: Mapping[str, Any], paragraphs: Sequence[str] | None = None) -> list[str]:
+        """The document's paragraphs in order: the heading (if any), then ``paragraphs``."""
+        texts = list(params["paragraphs"] if paragraphs is None else paragraphs)
+        return ([params["heading"]] if params["heading"] else []) + texts
+
+    def verify_text_equals(self, ctx: TaskContext, paragraphs: Sequence[str]) -> VerifierResult:
+        """The saved document's non-empty paragraphs are exactly ``paragraphs``."""
+        return verify_document_text(self.saved(ctx), "\n".join(paragraphs), match="equals")
+
+
+# --- GUI helpers -----------------------------------------------------------------------------------
+
+_LINE = re.compile(r'^(?P<indent> *)(?P<role>[a-z ]+?) (?P<name>"(?:[^"\\]|\\.)*")(?P<rest>.*)$')
+_BOX = re.compile(r"@\((-?\d+),(-?\d+),(\d+),(\d+)\)\s*(?:\{.*\})?$")
+
+
+def tree_nodes(tree: str) -> list[dict[str, Any]]:
+    """The linearized a11y tree as dicts: ``depth``, ``role``, ``name``, ``rest``, ``box`` (or None)."""
+    nodes = []
+    for line in tree.splitlines():
+        match = _LINE.match(line)
+        if not match:
+            continue
+        box = _BOX.search(match["rest"])
+        nodes.append(
+            {
+                "depth": len(match["indent"]) // 2,
+                "role": match["role"],
+                "name": json.loads(match["name"]),
+                "rest": match["rest"],
+                "box": tuple(int(v) for v in box.groups()) if box else None,
+            }
+        )
+    return nodes
+
+
+def find_node(
+    tree: str, role: str, name: str, within: tuple[str, str] | None = None, enabled: bool = True
+) -> dict[str, Any] | None:
+    """The first on-screen node with ``role`` and ``name`` (inside ``within`` = (role, name)).
+
+    With ``enabled``, disabled nodes are skipped.
+    """
+    nodes = tree_nodes(tree)
+    start, depth = 0, -1
+    if within is not None:
+        parent = next((i for i, n in enumerate(nodes) if (n["role"], n["name"]) == within), None)
+        if parent is None:
+            return None
+        start, depth = parent + 1, nodes[parent]["depth"]
+    for node in nodes[start:]:
+        if within is not None and node["depth"] <= depth:
+            return None
+        usable = not enabled or "[disabled]" not in node["rest"]
+        if node["role"] == role and node["name"] == name and node["box"] and usable:
+            return node
+    return None
+
+
+def click_node(
+    role: str, name: str, within: tuple[str, str] | None = None
+) -> Callable[[Mapping[str, Any]], str | None]:
+    """A step that clicks the centre of a node found in the observation's a11y tree (None: not there yet)."""
+
+    def step(observation: Mapping[str, Any]) -> str | None:
+        node = find_node(observation.get("a11y_tree", ""), role, name, within)
+        if node is None:
+            return None
+        x, y, width, height = node["box"]
+        return f"click(coordinates=[{x + width // 2}, {y + height // 2}])"
+
+    return step
+
+
+def when_present(role: str, name: str, action: str) -> Callable[[Mapping[str, Any]], str | None]:
+    """A step playing ``action`` once a node with ``role`` and ``name`` shows in the a11y tree."""
+
+    def step(observation: Mapping[str, Any]) -> str | None:
+        return action if find_node(observation.get("a11y_tree", ""), role, name, enabled=False) else None
+
+    return step
+
+
+class GuiScript:
+    """Plays steps in order; a callable step that finds nothing yet waits and retries (bounded).
+
+    Args:
+        steps: action texts, or functions of the observation returning one (None: not ready).
+        retries: how many ``wait`` actions one callable step may spend before the script gives up
+            (it then plays ``fail()``, so a broken oracle shows as a failed episode).
+    """
+
+    def __init__(self, steps: Sequence[Step], retries: int = 4) -> None:
+        self._steps = list(steps)
+        self._index = 0
+        self._retries = retries
+        self._waited = 0
+
+    def __call__(self, observation: Mapping[str, Any]) -> str:
+        if self._index >= len(self._steps):
+            return "done()"
+        step = self._steps[self._index]
+        action = step(observation) if callable(step) else step
+        if action is None:
+            self._waited += 1
+            return "wait(seconds=0.5)" if self._waited <= self._retries else "fail()"
+        self._index += 1
+        self._waited = 0
+        return action
+
+
+def keys(*combo: str) -> str:
+    """``keys("ctrl", "b")`` -> ``'hotkey(keys=["ctrl", "b"])'`` (one key: ``press``)."""
+    if len(combo) == 1:
+        return f"press(key={json.dumps(combo[0])})"
+    return f"hotkey(keys={json.dumps(list(combo))})"
+
+
+def typed(text: str) -> str:
+    """The action typing ``text``."""
+    return f"type(text={json.dumps(text)})"
+
+
+def find_and_select(text: str) -> list[Step]:
+    """Steps selecting the first occurrence of ``text`` with Find & Replace (ctrl+h, Find Next, close)."""
+    return [
+        keys("ctrl", "h"),
+        when_present("dialog", "Find and Replace", typed(text)),
+        click_node("push button", "Find Next", within=("dialog", "Find and Replace")),
+        click_node("push button", "Close", within=("dialog", "Find and Replace")),
+    ]
+
+
+SAVE = keys("ctrl", "s")
+DONE = "exit(success=True)"

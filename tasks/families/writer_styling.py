@@ -1,0 +1,244 @@
+"""Writer families that format: character style of a sentence, alignment, font, line spacing, lists."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...verifiers import all_of, verify_docx_alignment, verify_docx_font, verify_docx_line_spacing
+from ...verifiers.result import VerifierResult
+from ...verifiers.writer_extra import verify_docx_list
+from ..base import Policy, ScriptedPolicy, TaskContext
+from ..registry import register_task
+from .writer_base import DONE, SAVE, GuiScript, WriterDocumentTask, click_node, find_and_select, keys, typed
+
+STYLE_KEYS = {"bold": "b", "italic": "i", "underline": "u"}
+ALIGN_KEYS = {"center": "e", "right": "r", "justify": "j"}
+ALIGN_WORDS = {"center": "centred", "right": "right-aligned", "justify": "justified"}
+
+
+class FormatSentence(WriterDocumentTask):
+    """Make one sentence (half of a paragraph) bold, italic or underlined, and nothing else."""
+
+    id = "writer.format_sentence"
+    instruction_template = (
+        'The document {path} is open in LibreOffice Writer. Make exactly the sentence "{target}" {style}, '
+        "leaving the rest of its paragraph unchanged. Then save the document in its current docx format."
+    )
+    tags = ("writer", "character_format")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = self.base_params(rng, count=5)
+        texts = params["paragraphs"]
+        first, second = texts.pop(), texts.pop()
+        where = int(rng.integers(0, len(texts) + 1))
+        texts.insert(where, f"{first} {second}")
+        target, other = (first, second) if rng.integers(0, 2) else (second, first)
+        params.update(target=target, other=other, style=str(rng.choice(sorted(STYLE_KEYS))))
+        return params
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        saved = self.saved(ctx)
+        return all_of(
+            {
+                "target sentence": verify_docx_font(saved, p["target"], **{p["style"]: True}),
+                "rest of the paragraph": verify_docx_font(saved, p["other"], **{p["style"]: False}),
+            }
+        )
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        call = f"WriterTools.set_{params['style']}(match_text={params['target']!r})"
+        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return GuiScript([*find_and_select(params["target"]), keys("ctrl", STYLE_KEYS[params["style"]]), SAVE, DONE])
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        others = [style for style in sorted(STYLE_KEYS) if style != params["style"]]
+        return {**params, "style": others[int(rng.integers(0, len(others)))]}
+
+
+class AlignParagraph(WriterDocumentTask):
+    """Centre, right-align or justify one paragraph."""
+
+    id = "writer.align_paragraph"
+    instruction_template = (
+        'The document {path} is open in LibreOffice Writer. Make the paragraph that starts with "{start}" '
+        "{alignment_words}; the other paragraphs stay left-aligned. Then save the document in its current docx format."
+    )
+    tags = ("writer", "paragraph_format")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = self.base_params(rng, count=int(rng.integers(3, 5)))
+        target = int(rng.integers(0, len(params["paragraphs"])))
+        alignment = str(rng.choice(sorted(ALIGN_KEYS)))
+        start = " ".join(params["paragraphs"][target].split()[:3])
+        params.update(target=target, start=start, alignment=alignment, alignment_words=ALIGN_WORDS[alignment])
+        return params
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        saved = self.saved(ctx)
+        other = p["paragraphs"][(p["target"] + 1) % len(p["paragraphs"])]
+        return all_of(
+            {
+                "target paragraph": verify_docx_alignment(saved, p["paragraphs"][p["target"]], p["alignment"]),
+                "another paragraph": verify_docx_alignment(saved, other, "left"),
+            }
+        )
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        call = f"WriterTools.set_alignment(alignment={params['alignment']!r}, paragraph={params['target'] + 1})"
+        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return GuiScript([*find_and_select(params["start"]), keys("ctrl", ALIGN_KEYS[params["alignment"]]), SAVE, DONE])
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        others = [a for a in sorted(ALIGN_KEYS) if a != params["alignment"]]
+        return {**params, "alignment": others[int(rng.integers(0, len(others)))]}
+
+
+FONTS = ("DejaVu Serif", "DejaVu Sans Mono", "Nimbus Sans", "URW Bookman", "P052")
+SIZES = (10, 12, 13, 14, 16, 18)
+
+
+class DocumentFont(WriterDocumentTask):
+    """Set the font family and size of all the document's text, heading included."""
+
+    id = "writer.document_font"
+    instruction_template = (
+        "The document {path} is open in LibreOffice Writer. Change the font of all its text, the heading "
+        "included, to {font} at {size} pt. Then save the document in its current docx format."
+    )
+    tags = ("writer", "character_format")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = self.base_params(rng, count=int(rng.integers(2, 5)))
+        params.update(font=str(rng.choice(FONTS)), size=int(rng.choice(SIZES)))
+        return params
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        saved = self.saved(ctx)
+        return all_of([verify_docx_font(saved, text, name=p["font"], size=p["size"]) for text in self.body(p)])
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return ScriptedPolicy(
+            [
+                f"WriterTools.set_font_name(font_name={params['font']!r})",
+                f"WriterTools.set_font_size(size={params['size']})",
+                "WriterTools.save()",
+                DONE,
+            ]
+        )
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # Select everything, then type into the Formatting toolbar's font name and size boxes.
+        return GuiScript(
+            [
+                keys("ctrl", "a"),
+                click_node("text", "", within=("panel", "Font Name")),
+                keys("ctrl", "a"),
+                typed(params["font"] + "\n"),
+                click_node("text", "", within=("panel", "Font Size")),
+                keys("ctrl", "a"),
+                typed(f"{params['size']}\n"),
+                SAVE,
+                DONE,
+            ]
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "size": params["size"] + 1}
+
+
+class LineSpacing(WriterDocumentTask):
+    """Set the line spacing of every paragraph (1.5 lines or double)."""
+
+    id = "writer.line_spacing"
+    instruction_template = (
+        "The document {path} is open in LibreOffice Writer. Set the line spacing of every paragraph to "
+        "{spacing_words} ({spacing} times single spacing). Then save the document in its current docx format."
+    )
+    tags = ("writer", "paragraph_format")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = self.base_params(rng, count=int(rng.integers(2, 5)))
+        spacing = float(rng.choice((1.5, 2.0)))
+        params.update(spacing=spacing, spacing_words="1.5 lines" if spacing == 1.5 else "double")
+        return params
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        saved = self.saved(ctx)
+        return all_of([verify_docx_line_spacing(saved, text, multiple=p["spacing"]) for text in self.body(p)])
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return ScriptedPolicy(
+            [f"WriterTools.set_line_spacing(spacing={params['spacing']})", "WriterTools.save()", DONE]
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "spacing": 1.0}
+
+
+ITEMS = (
+    "Book the meeting room",
+    "Send the agenda",
+    "Print the handouts",
+    "Order lunch",
+    "Test the projector",
+    "Collect the badges",
+    "Update the slides",
+    "Invite the guests",
+)
+
+
+class MakeList(WriterDocumentTask):
+    """Turn the paragraphs after the introduction into a bulleted or numbered list."""
+
+    id = "writer.make_list"
+    instruction_template = (
+        "The document {path} is open in LibreOffice Writer. Turn the {count} paragraphs after the first "
+        'paragraph (from "{first}" to "{last}") into a {kind} list; the heading and the first paragraph '
+        "stay as they are. Then save the document in its current docx format."
+    )
+    tags = ("writer", "lists")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = self.base_params(rng, count=1)
+        items = [str(item) for item in rng.choice(ITEMS, size=int(rng.integers(3, 6)), replace=False)]
+        params["paragraphs"] = params["paragraphs"] + items
+        params.update(items=items, count=len(items), first=items[0], last=items[-1])
+        params["kind"] = str(rng.choice(("bullet", "numbered")))
+        return params
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        intro = [p["paragraphs"][0], p["heading"]]
+        return verify_docx_list(self.saved(ctx), p["items"], p["kind"], not_items=intro)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        last = len(params["paragraphs"])  # the heading is paragraph 0, the introduction 1, the items 2..last
+        call = f"WriterTools.set_list(first_paragraph=2, last_paragraph={last}, list_type={params['kind']!r})"
+        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        toggle = keys("f12") if params["kind"] == "numbered" else keys("shift", "f12")
+        return GuiScript(
+            [keys("ctrl", "home"), keys("ctrl", "down"), keys("ctrl", "down"), keys("ctrl", "shift", "end"), toggle]
+            + [SAVE, DONE]
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "kind": "numbered" if params["kind"] == "bullet" else "bullet"}
+
+
+STYLING_TASKS = (FormatSentence, AlignParagraph, DocumentFont, LineSpacing, MakeList)
+
+for _task in STYLING_TASKS:
+    register_task(_task.id, _task)

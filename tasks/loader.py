@@ -1,0 +1,255 @@
+"""Loading JSON task files: validate against the published schema, then check what a schema cannot.
+
+Errors are ``TaskFileError`` naming the file and the JSON path of the field at fault::
+
+    tasks/suites/calc/x.json: setup[2].app: 'calcc' is not one of ['calc', 'writer', ...]
+
+Beyond the schema: verifier names exist and their arguments fit the verifier's signature, a file
+verifier reads a ``file`` and a live one a ``command``/``dir``, templates only name defined
+parameters (a ``template`` parameter only earlier ones), assets exist, opened apps are declared,
+and the perturbed parameter is one an oracle uses.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..verifiers import UnknownVerifierError, get_verifier_spec, list_verifiers
+from .json_params import TemplateError, check_sampler, iter_strings, template_fields
+from .json_task import DEFAULT_ASSETS_DIR, JsonTask
+from .registry import register_task
+from .setup_steps import asset_path
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "task.schema.json"
+SUITES_DIR = Path(__file__).resolve().parent / "suites"
+
+
+class TaskFileError(ValueError):
+    """A task file is invalid; the message names the file, the JSON path and the problem."""
+
+    def __init__(self, source: str, location: str, problem: str) -> None:
+        self.source, self.location, self.problem = source, location, problem
+        super().__init__(f"{source}: {location}: {problem}" if location else f"{source}: {problem}")
+
+
+@functools.cache
+def task_schema() -> dict[str, Any]:
+    """The published JSON Schema of task files."""
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(task_schema())
+
+
+def json_path(parts: Any) -> str:
+    """``['setup', 2, 'app']`` -> ``setup[2].app``."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _most_useful(error: Any) -> tuple[list[Any], str]:
+    """The path and message of the error a task author needs, looking inside anyOf / oneOf."""
+    custom = error.schema.get("x-error") if isinstance(error.schema, Mapping) else None
+    if error.validator in ("anyOf", "oneOf", "not") and custom:
+        # Errors at the same depth only say "this branch does not apply"; deeper ones say what is wrong inside.
+        depth = len(error.absolute_path)
+        branch_only = ("type", "required", "additionalProperties", "minProperties", "maxProperties")
+        inner = [e for e in error.context if len(e.absolute_path) > depth or e.validator not in branch_only]
+        if inner and error.validator != "not":
+            return _most_useful(max(inner, key=lambda e: len(e.absolute_path)))
+        return list(error.absolute_path), custom
+    return list(error.absolute_path), error.message
+
+
+def _schema_error(data: Any, source: str) -> TaskFileError | None:
+    errors = sorted(_validator().iter_errors(data), key=lambda e: (len(e.absolute_path), json_path(e.absolute_path)))
+    if not errors:
+        return None
+    path, message = _most_useful(errors[0])
+    return TaskFileError(source, json_path(path) or "top level", message)
+
+
+def _verifier_leaves(node: Mapping[str, Any], path: str) -> Iterator[tuple[Mapping[str, Any], str]]:
+    for key in ("all", "any"):
+        for index, child in enumerate(node.get(key, [])):
+            yield from _verifier_leaves(child, f"{path}.{key}[{index}]")
+    if "not" in node:
+        yield from _verifier_leaves(node["not"], f"{path}.not")
+    if "name" in node:
+        yield node, path
+
+
+def _check_verifier_leaf(leaf: Mapping[str, Any], path: str) -> str | None:
+    try:
+        spec = get_verifier_spec(leaf["name"])
+    except UnknownVerifierError:
+        close = difflib.get_close_matches(leaf["name"], list_verifiers(), n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"registered: {', '.join(list_verifiers())}"
+        return f"{path}.name: no verifier named {leaf['name']!r}; {hint}"
+    if spec.reads == "file" and "file" not in leaf:
+        return f"{path}: verifier {spec.name!r} reads a saved file: give 'file', not 'command'/'dir'"
+    if spec.reads == "live" and "file" in leaf:
+        return f"{path}: verifier {spec.name!r} reads live output: give 'command' (or 'dir'), not 'file'"
+    parameters = list(inspect.signature(spec.fn).parameters.values())[1:]  # the first is the artifact
+    known = {p.name for p in parameters}
+    args = leaf.get("args", {})
+    for name in args:
+        if name not in known:
+            accepted = ", ".join(sorted(known))
+            return f"{path}.args.{name}: verifier {spec.name!r} has no argument {name!r} (arguments: {accepted})"
+    missing = [p.name for p in parameters if p.default is inspect.Parameter.empty and p.name not in args]
+    if missing:
+        return f"{path}.args: verifier {spec.name!r} needs argument(s) {', '.join(missing)}"
+    return None
+
+
+def _semantic_problem(data: Mapping[str, Any], assets_dir: Path) -> str | None:
+    """The first problem the schema cannot see, as ``<json path>: <message>``, or None."""
+    params = data.get("params", {})
+    defined: list[str] = []
+    for name, spec in params.items():
+        problem = check_sampler(spec)
+        if problem:
+            return f"params.{name}: {problem}"
+        if isinstance(spec, Mapping) and "template" in spec:
+            try:
+                fields = template_fields(spec["template"])
+            except TemplateError as error:
+                return f"params.{name}.template: {error}"
+            unknown = [field for field in fields if field not in defined]
+            if unknown:
+                return f"params.{name}.template: unknown parameter {unknown[0]!r} (only parameters above it: {defined})"
+        defined.append(name)
+    perturb_value = data.get("perturb", {}).get("value")
+    templated = {
+        "instruction": data["instruction"],
+        "setup": data.get("setup", []),
+        "verifier": data.get("verifier", {}),
+        "oracles": data.get("oracles", {}),
+        "perturb.value": perturb_value if isinstance(perturb_value, str) else "",
+    }
+    for root, value in templated.items():
+        for path, text in iter_strings(value, root if not isinstance(value, str) else ""):
+            location = path or root
+            if root.startswith("verifier") and (path.endswith(".name") or path.endswith(".label")):
+                continue
+            try:
+                fields = template_fields(text)
+            except TemplateError as error:
+                return f"{location}: {error}"
+            unknown = [f for f in fields if f not in params]
+            if unknown:
+                return f"{location}: unknown parameter {unknown[0]!r} (defined: {', '.join(params) or 'none'})"
+    for index, step in enumerate(data.get("setup", [])):
+        if "asset" in step:
+            try:
+                asset_path(assets_dir, step["asset"])
+            except (FileNotFoundError, ValueError) as error:
+                return f"setup[{index}].asset: {error}"
+        if step["type"] in ("open", "launch") and step["app"] not in data["apps"]:
+            return f"setup[{index}].app: {step['app']!r} is started here but not listed in apps {data['apps']}"
+        if step["type"] == "wait_window" and not template_fields(step["title"]):
+            try:
+                re.compile(step["title"])
+            except re.error as error:
+                return f"setup[{index}].title: not a regular expression: {error}"
+    for leaf, path in _verifier_leaves(data.get("verifier", {}), "verifier"):
+        problem = _check_verifier_leaf(leaf, path)
+        if problem:
+            return problem
+    if "perturb" in data:
+        name = data["perturb"]["param"]
+        if name not in params:
+            return f"perturb.param: unknown parameter {name!r} (defined: {', '.join(params) or 'none'})"
+        used = {f for _, text in iter_strings(data.get("oracles", {})) for f in template_fields(text)}
+        if name not in used:
+            return f"perturb.param: no oracle uses {name!r}, so perturbing it cannot change what the oracle does"
+    return None
+
+
+def validate_definition(data: Any, source: str, assets_dir: Path | None = None) -> dict[str, Any]:
+    """Check a parsed task definition; return it unchanged.
+
+    Raises:
+        TaskFileError: the first problem found, naming ``source`` and the JSON path.
+    """
+    error = _schema_error(data, source)
+    if error is not None:
+        raise error
+    problem = _semantic_problem(data, assets_dir or DEFAULT_ASSETS_DIR)
+    if problem:
+        location, _, message = problem.partition(": ")
+        raise TaskFileError(source, location, message)
+    return data
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def load_task_file(path: str | Path, assets_dir: str | Path | None = None) -> JsonTask:
+    """Read, validate and build one JSON task (not registered).
+
+    Raises:
+        TaskFileError: unreadable JSON or an invalid task, naming the file and field.
+    """
+    path = Path(path)
+    source = _display(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise TaskFileError(source, "", f"cannot read the file: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise TaskFileError(
+            source, f"line {error.lineno} column {error.colno}", f"not valid JSON: {error.msg}"
+        ) from None
+    assets = Path(assets_dir) if assets_dir is not None else DEFAULT_ASSETS_DIR
+    return JsonTask(validate_definition(data, source, assets), source=source, assets_dir=assets)
+
+
+def load_suite_dir(path: str | Path, assets_dir: str | Path | None = None, register: bool = True) -> list[JsonTask]:
+    """Load every ``**/*.json`` task under ``path`` (sorted) and register each one.
+
+    Args:
+        path: the suite folder.
+        assets_dir: where ``put_file`` assets live; ``<path>/assets`` when that exists, else the
+            built-in ``tasks/assets``.
+        register: register the tasks (``register_task``) so ``gymnasium.make`` finds them.
+
+    Raises:
+        TaskFileError: the first invalid file, or two files defining the same id.
+    """
+    root = Path(path)
+    if assets_dir is None:
+        assets_dir = root / "assets" if (root / "assets").is_dir() else DEFAULT_ASSETS_DIR
+    files = sorted(p for p in root.rglob("*.json") if Path(assets_dir).resolve() not in p.resolve().parents)
+    tasks: list[JsonTask] = []
+    seen: dict[str, str] = {}
+    for file in files:
+        task = load_task_file(file, assets_dir)
+        if task.id in seen:
+            raise TaskFileError(task.source, "id", f"task id {task.id!r} is also defined in {seen[task.id]}")
+        seen[task.id] = task.source
+        tasks.append(task)
+    if register:
+        for task in tasks:
+            register_task(
+                task.id, JsonTask, {"definition": task.definition, "source": task.source, "assets_dir": task.assets_dir}
+            )
+    return tasks

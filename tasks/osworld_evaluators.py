@@ -1,0 +1,210 @@
+"""OSWorld evaluator -> our verifier spec, one function per OSWorld metric we can express.
+
+Each mapper gets the result getter (where the agent's output is read), the expected getter
+(gold data) and the options, and returns a verifier node or raises ``Unsupported`` saying why.
+Gold files (``cloud_file``) are read from the local cache at import time and embedded as data.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+Node = dict[str, Any]
+
+
+class Unsupported(Exception):
+    """This part of an OSWorld task has no equivalent here (the message says what and why)."""
+
+
+def guest_path(path: str) -> str:
+    """OSWorld's ``/home/user/...`` -> ``~/...`` (our session home); other paths unchanged."""
+    for home in ("/home/user/", "/root/"):
+        if path.startswith(home):
+            return "~/" + path[len(home) :]
+    return path
+
+
+def find_cached(cache_dir: Path, *names: str) -> Path:
+    """A downloaded file in the cache: by its file name, else by the URL's basename.
+
+    Raises:
+        Unsupported: none of the names is in the cache.
+    """
+    tried = []
+    for name in names:
+        if not name:
+            continue
+        base = re.split(r"[?#]", name.rstrip("/"))[0].rsplit("/", 1)[-1]
+        if base and (cache_dir / base).is_file():
+            return cache_dir / base
+        tried.append(base)
+    raise Unsupported(f"file not in the cache {cache_dir} (looked for {', '.join(sorted(set(tried)))})")
+
+
+def _cell(value: Any) -> Any:
+    """A gold cell as JSON: numbers, text and blanks as they are, anything else as its text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return str(value)
+    return str(value)
+
+
+def _source(getter: Mapping[str, Any]) -> Node:
+    """Where a verifier reads the agent's output: ``{"file": ...}`` or ``{"command": ...}``."""
+    kind = getter.get("type")
+    if kind == "vm_file":
+        path = getter.get("path")
+        if not isinstance(path, str):
+            raise Unsupported("result vm_file with several paths is not supported")
+        return {"file": guest_path(path)}
+    if kind == "vm_command_line":
+        command = getter.get("command")
+        text = command if isinstance(command, str) else " ".join(str(part) for part in command or [])
+        return {"command": text.replace("/home/user/", "$HOME/")}
+    raise Unsupported(f"result getter {kind!r} has no equivalent (supported: vm_file, vm_command_line)")
+
+
+def _gold(getter: Mapping[str, Any], cache_dir: Path) -> bytes:
+    if getter.get("type") not in ("cloud_file", "local_file"):
+        raise Unsupported(
+            f"expected getter {getter.get('type')!r} is not a gold file (supported: cloud_file, local_file)"
+        )
+    if getter.get("multi"):
+        raise Unsupported("expected cloud_file with multi=true is not supported")
+    return find_cached(cache_dir, str(getter.get("dest", "")), str(getter.get("path", ""))).read_bytes()
+
+
+def _rules(getter: Mapping[str, Any]) -> Mapping[str, Any]:
+    if getter.get("type") != "rule":
+        raise Unsupported(f"expected getter {getter.get('type')!r} is not a rule")
+    return getter.get("rules", {})
+
+
+def _no_options(options: Mapping[str, Any], func: str, allowed: tuple[str, ...] = ()) -> None:
+    extra = sorted(k for k, v in options.items() if k not in allowed and v not in (None, False, [], {}))
+    if extra:
+        raise Unsupported(f"{func} options {extra} have no equivalent")
+
+
+def _sheet_index(ref: str | int, names: list[str]) -> str:
+    """OSWorld's sheet reference (``RI0``/``EI0``/``0`` by index, ``RN<name>``/``EN<name>`` by name) -> a name."""
+    match = re.fullmatch(r"[RE](I|N)(.+)", ref) if isinstance(ref, str) else re.fullmatch(r"(I)(\d+)", f"I{ref}")
+    if not match:
+        raise Unsupported(f"sheet reference {ref!r} not understood")
+    if match.group(1) == "N":
+        return match.group(2)
+    index = int(match.group(2))
+    if index >= len(names):
+        raise Unsupported(f"sheet index {index} out of range for the gold workbook {names}")
+    return names[index]
+
+
+def compare_table(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    from ..verifiers._load import open_xlsx
+    from ..verifiers.tables import sheet_rows
+
+    source = _source(result)
+    if expected.get("type") == "rule" or not expected:
+        raise Unsupported("compare_table without a gold workbook is not supported")
+    gold = _gold(expected, cache_dir)
+    names = list(open_xlsx(gold).sheetnames)
+
+    def table(name: str) -> Node:
+        rows = [[_cell(v) for v in row] for row in sheet_rows(gold, name)[1]]
+        return {
+            "name": "sheet_table",
+            **source,
+            "args": {"expected_rows": rows, "sheet": name},
+            "label": f"sheet {name}",
+        }
+
+    rules = options.get("rules")
+    _no_options(options, "compare_table", ("rules",))
+    if not rules:
+        names_check = {"name": "xlsx_sheet_names", **source, "args": {"expected": names}, "label": "sheet names"}
+        return {"all": [names_check, *(table(name) for name in names)]}
+    checks: list[Node] = []
+    for index, rule in enumerate(rules):
+        kind = rule.get("type")
+        if kind == "sheet_data":
+            checks.append(table(_sheet_index(rule.get("sheet_idx1", rule.get("sheet_idx0", 0)), names)))
+        elif kind == "sheet_name":
+            checks.append({"name": "xlsx_sheet_names", **source, "args": {"expected": names}, "label": "sheet names"})
+        elif (
+            kind == "check_cell"
+            and set(rule.get("props", {})) == {"value"}
+            and rule["props"]["value"].get("method") == "eq"
+        ):
+            sheet = _sheet_index(rule.get("sheet_idx", 0), names)
+            expected_cells = {rule["coordinate"]: rule["props"]["value"].get("ref")}
+            checks.append({"name": "xlsx_cells", **source, "args": {"expected": expected_cells, "sheet": sheet}})
+        else:
+            raise Unsupported(f"compare_table rule {index} of type {kind!r} has no equivalent")
+    return checks[0] if len(checks) == 1 else {"all": checks}
+
+
+def compare_csv(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    from ..verifiers.tables import csv_rows
+
+    _no_options(options, "compare_csv")
+    rows = csv_rows(_gold(expected, cache_dir))
+    return {"name": "csv_rows", **_source(result), "args": {"expected_rows": rows}}
+
+
+def compare_text_file(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    _no_options(options, "compare_text_file")
+    text = _gold(expected, cache_dir).decode("utf-8", "replace")
+    return {"name": "text_file", **_source(result), "args": {"expected": text, "strip": False}}
+
+
+def compare_docx_files(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    from ..verifiers.documents import paragraph_texts
+
+    _no_options(options, "compare_docx_files", ("ignore_case", "ignore_blanks"))
+    paragraphs = [p for p in paragraph_texts(_gold(expected, cache_dir)) if p.strip()]
+    args = {"text": "\n".join(paragraphs), "match": "equals", "ignore_case": bool(options.get("ignore_case", False))}
+    return {"name": "document_text", **_source(result), "args": args}
+
+
+def exact_match(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    _no_options(options, "exact_match")
+    wanted = str(_rules(expected).get("expected", ""))
+    source = _source(result)
+    if "command" in source:
+        return {"name": "command_output", **source, "args": {"equals": wanted, "strip": False, "returncode": None}}
+    return {"name": "text_file", **source, "args": {"expected": wanted, "strip": False}}
+
+
+def check_include_exclude(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    _no_options(options, "check_include_exclude")
+    rules = _rules(expected)
+    source = _source(result)
+    if "command" in source:
+
+        def contains(text: str) -> Node:
+            return {"name": "command_output", **source, "args": {"contains": text, "returncode": None}}
+    else:
+
+        def contains(text: str) -> Node:
+            return {"name": "file_contains", **source, "args": {"text": text}}
+
+    checks = [contains(str(t)) for t in rules.get("include", [])]
+    checks += [{"not": contains(str(t))} for t in rules.get("exclude", [])]
+    if not checks:
+        raise Unsupported("check_include_exclude with no include and no exclude rules")
+    return checks[0] if len(checks) == 1 else {"all": checks}
+
+
+METRICS: dict[str, Callable[[Mapping, Mapping, Mapping, Path], Node]] = {
+    "compare_table": compare_table,
+    "compare_csv": compare_csv,
+    "compare_text_file": compare_text_file,
+    "compare_docx_files": compare_docx_files,
+    "exact_match": exact_match,
+    "check_include_exclude": check_include_exclude,
+}

@@ -1,0 +1,135 @@
+"""Setup steps of JSON tasks: write files, copy them, open them in apps, run commands, wait for windows.
+
+Each step is a dict as in ``tasks/schema/task.schema.json`` (already validated, templates already
+filled). Every wait polls a condition under a deadline; nothing sleeps a fixed time.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .artifacts import docx_bytes, xlsx_bytes
+from .base import TaskContext, TaskSetupError
+
+StepRunner = Callable[[Mapping[str, Any], TaskContext, Path], None]
+
+DEFAULT_COMMAND_TIMEOUT = 30.0
+DEFAULT_WINDOW_TIMEOUT = 15.0
+DEFAULT_APP_TIMEOUT = 30.0
+
+
+def asset_path(assets_dir: Path, name: str) -> Path:
+    """The file ``name`` inside ``assets_dir``; refuses names that leave the folder.
+
+    Raises:
+        FileNotFoundError: the asset does not exist.
+        ValueError: the name escapes the assets folder.
+    """
+    root = assets_dir.resolve()
+    path = (root / name).resolve()
+    if root not in path.parents:
+        raise ValueError(f"asset {name!r} is outside the assets folder {root}")
+    if not path.is_file():
+        raise FileNotFoundError(f"asset {name!r} not found in {root}")
+    return path
+
+
+def file_bytes(step: Mapping[str, Any], assets_dir: Path) -> bytes:
+    """The bytes a ``put_file`` step writes, from its one source (text, asset, rows or paragraphs)."""
+    if "text" in step:
+        return str(step["text"]).encode("utf-8")
+    if "asset" in step:
+        return asset_path(assets_dir, step["asset"]).read_bytes()
+    if "rows" in step:
+        return xlsx_bytes(step["rows"], sheet_title=step.get("sheet", "Sheet1"))
+    return docx_bytes([str(p) for p in step["paragraphs"]], heading=step.get("heading"))
+
+
+def _put_file(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
+    ctx.client.put_file(step["path"], file_bytes(step, assets_dir), mode=int(step.get("mode", 0o644)))
+
+
+def _copy_file(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
+    data = ctx.read_file(step["src"])
+    if data is None:
+        raise TaskSetupError(f"the file to copy, {step['src']}, does not exist in the desktop")
+    ctx.client.put_file(step["dst"], data)
+
+
+def _open(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
+    ctx.client.launch_app(step["app"], step["path"], timeout=float(step.get("timeout", DEFAULT_APP_TIMEOUT)))
+
+
+def _launch(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
+    ctx.client.launch_app(step["app"], timeout=float(step.get("timeout", DEFAULT_APP_TIMEOUT)))
+
+
+def _run(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
+    timeout = float(step.get("timeout", DEFAULT_COMMAND_TIMEOUT))
+    result = ctx.client.exec(step["command"], shell=True, timeout=timeout)
+    if result.timed_out:
+        raise TaskSetupError(f"the command timed out after {timeout:g}s")
+    if step.get("check", True) and result.returncode != 0:
+        raise TaskSetupError(
+            f"the command exited {result.returncode}: {(result.stderr or result.stdout)[-300:].strip()}"
+        )
+
+
+def _wait_window(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
+    pattern = re.compile(step["title"])
+    timeout = float(step.get("timeout", DEFAULT_WINDOW_TIMEOUT))
+    deadline = time.monotonic() + timeout
+    while True:
+        windows = ctx.client.windows()
+        match = next((w for w in windows if pattern.search(w.title or "")), None)
+        if match is not None:
+            if step.get("activate", False):
+                ctx.client.activate_window(match.window_id)
+            return
+        if time.monotonic() > deadline:
+            titles = [w.title for w in windows]
+            raise TaskSetupError(f"no window title matched /{step['title']}/ within {timeout:g}s (windows: {titles})")
+        time.sleep(0.05)  # polling interval of a readiness wait, not a fixed delay
+
+
+STEP_RUNNERS: dict[str, StepRunner] = {
+    "put_file": _put_file,
+    "copy_file": _copy_file,
+    "open": _open,
+    "launch": _launch,
+    "run": _run,
+    "wait_window": _wait_window,
+}
+
+
+def describe_step(step: Mapping[str, Any]) -> str:
+    """A short human description, e.g. ``open calc ~/Documents/a.xlsx``."""
+    kind = step.get("type", "?")
+    detail = {
+        "put_file": step.get("path"),
+        "copy_file": f"{step.get('src')} -> {step.get('dst')}",
+        "open": f"{step.get('app')} {step.get('path')}",
+        "launch": step.get("app"),
+        "run": str(step.get("command", ""))[:60],
+        "wait_window": f"/{step.get('title')}/",
+    }.get(kind, "")
+    return f"{kind} {detail}".strip()
+
+
+def run_setup(steps: Sequence[Mapping[str, Any]], ctx: TaskContext, assets_dir: Path) -> None:
+    """Run setup steps in order (templates already filled).
+
+    Raises:
+        TaskSetupError: naming the step (``setup[2] (open calc ~/a.xlsx)``) and what went wrong.
+    """
+    from ..guest.client import GuestError
+
+    for index, step in enumerate(steps):
+        try:
+            STEP_RUNNERS[step["type"]](step, ctx, assets_dir)
+        except (TaskSetupError, GuestError, OSError, ValueError, re.error) as error:
+            raise TaskSetupError(f"setup[{index}] ({describe_step(step)}): {error}") from error

@@ -1,0 +1,121 @@
+"""Helpers for the WriterTools tests: a source document, API calls over gRPC, saved-file readback.
+
+The independent checks read what the API saved with python-docx (docx), odfpy (odt) or the
+file's magic bytes (pdf), never through the UNO getters under test.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import docx
+from docx.oxml.ns import qn
+
+from desktop_gym.guest.apps.uno_bridge import UnoConnection, connect
+from desktop_gym.guest.client import GuestClient
+
+TITLE = "Quarterly Report"
+PARAGRAPHS = [
+    ("Heading 1", TITLE),
+    ("Normal", "The quick brown fox jumps over the lazy dog."),
+    ("Heading 2", "Sales"),
+    ("Normal", "Sales grew by 10 percent in 2024 and 12 percent in 2025."),
+    ("Normal", "Apples and pears sold well; apples sold best."),
+    ("Normal", "Thanks for reading."),
+]
+"""(python-docx style, text) of the source document's paragraphs, in order."""
+
+
+def document_bytes() -> bytes:
+    """A docx with the ``PARAGRAPHS`` above (two headings, four body paragraphs), no tables."""
+    document = docx.Document()
+    for style, text in PARAGRAPHS:
+        document.add_paragraph(text, style=style)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def call(guest: GuestClient, method: str, **arguments: Any) -> Any:
+    """``WriterTools.<method>(**arguments)`` through the real CallApi RPC; the decoded result."""
+    return json.loads(guest.call_api("WriterTools", method, json.dumps(arguments)))
+
+
+def saved_copy(guest: GuestClient, suffix: str = ".docx") -> bytes:
+    """Save the live document through the API to a fresh file in the guest; return its bytes."""
+    path = call(guest, "save", path=f"~/api-saved/{uuid.uuid4().hex}{suffix}")
+    assert path.endswith(suffix)
+    return guest.get_file(path)
+
+
+def saved_docx(guest: GuestClient) -> docx.document.Document:
+    """The live document as python-docx reads it after an API save as docx."""
+    return docx.Document(io.BytesIO(saved_copy(guest)))
+
+
+def launched_writer(guest: GuestClient, name: str) -> Iterator[GuestClient]:
+    """Put the source document in the guest as ``~/<name>.docx``, open it in Writer, kill it after."""
+    guest.exec("mkdir -p ~/api-saved", shell=True)
+    path = guest.put_file(f"~/{name}.docx", document_bytes())
+    guest.launch_app("writer", path)
+    try:
+        yield guest
+    finally:
+        guest.kill_apps()
+
+
+def list_format(document: docx.document.Document, paragraph: docx.text.paragraph.Paragraph) -> str | None:
+    """The numbering format ("bullet", "decimal", ...) of a docx paragraph, or None if not in a list."""
+    properties = paragraph._p.pPr
+    numbering = properties.numPr if properties is not None else None
+    if numbering is None or numbering.numId is None:
+        return None
+    num_id, level = numbering.numId.val, numbering.ilvl.val if numbering.ilvl is not None else 0
+    if num_id == 0:  # numId 0 means "no list" in OOXML
+        return None
+    part = document.part.numbering_part.element
+    num = next(n for n in part.findall(qn("w:num")) if int(n.get(qn("w:numId"))) == num_id)
+    abstract_id = num.find(qn("w:abstractNumId")).get(qn("w:val"))
+    abstract = next(a for a in part.findall(qn("w:abstractNum")) if a.get(qn("w:abstractNumId")) == abstract_id)
+    for lvl in abstract.findall(qn("w:lvl")):
+        if int(lvl.get(qn("w:ilvl"))) == level:
+            return lvl.find(qn("w:numFmt")).get(qn("w:val"))
+    return None
+
+
+def document_children(a11y_tree: str) -> list[str]:
+    """The roles of the Writer document's paragraphs as the accessibility tree shows them.
+
+    The linearized tree summarises the document node's children as
+    ``{5 children: heading ""; paragraph ""; ...}``.
+    """
+    match = re.search(r'document text "[^"]*".*?\{\d+ children: ([^}]*)\}', a11y_tree)
+    assert match is not None, "no Writer document in the accessibility tree"
+    return [child.split(" ")[0] for child in match.group(1).split("; ")]
+
+
+@dataclass
+class OfficeOnPipe:
+    """A second UNO bridge to the guest's office, shaped like the ``LaunchedApp`` the registry takes."""
+
+    app: str
+    uno: UnoConnection
+
+
+def office_connection(guest: GuestClient, app: str = "writer") -> OfficeOnPipe:
+    """Connect to the launched office's UNO pipe (found in its command line) from the test process.
+
+    Only for what has no RPC of its own (the ``summary`` text); the local backend's guest runs on
+    this machine, so its pipe is reachable here.
+    """
+    launched = next(info for info in guest.apps() if info.app == app and info.alive)
+    command_line = guest.exec(["cat", f"/proc/{launched.pid}/cmdline"]).stdout
+    match = re.search(r"pipe,name=(\w+)", command_line)
+    assert match is not None, f"no UNO pipe in the command line of {app}: {command_line!r}"
+    return OfficeOnPipe(app, connect(match.group(1)))

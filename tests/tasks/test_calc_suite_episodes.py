@@ -1,0 +1,47 @@
+"""Every Calc suite task proven on the real desktop with real LibreOffice, through ``check_task``:
+its API oracle and GUI oracle (where present) succeed, the null agent and the perturbed oracle fail;
+an infeasible task succeeds only by declaring FAIL. One env (one desktop) serves every task."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_gym import DesktopEnv
+from desktop_gym.tasks import get_task
+from desktop_gym.tasks.families.calc import CALC_INFEASIBLE, CALC_TASK_IDS
+from desktop_gym.testing import check_task
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+
+@pytest.fixture(scope="module")
+def env():
+    environment = DesktopEnv(observation=("a11y_tree", "focused_app", "last_action_error"))
+    yield environment
+    environment.close()
+
+
+@pytest.mark.parametrize("task_id", CALC_TASK_IDS)
+def test_task_is_proven(env, task_id):
+    proof = check_task(task_id, seeds=(0,), env=env)
+    assert proof.proven, "\n".join(proof.why_unproven())
+    kinds = {episode.kind for episode in proof.episodes}
+    if get_task(task_id).infeasible:
+        assert kinds == {"oracle", "null"}
+    else:
+        assert {"api", "null", "perturbed"} <= kinds
+
+
+@pytest.mark.parametrize("task_id", ["calc.fill_formula_column", "calc.rename_sheet", "calc.remove_duplicates"])
+def test_gui_oracles_hold_on_another_seed(env, task_id):
+    proof = check_task(task_id, seeds=(1,), env=env)
+    assert proof.proven, "\n".join(proof.why_unproven())
+    assert "gui" in proof.oracle_kinds
+
+
+def test_infeasible_tasks_reject_an_agent_that_claims_success(env):
+    for family in CALC_INFEASIBLE:
+        env.reset(seed=0, options={"task_id": family.id})
+        *_, terminated, _, info = env.step("exit(success=True)")
+        assert terminated and not info["success"]
+        assert "infeasible" in info["verifier"]["reason"]

@@ -1,0 +1,109 @@
+"""The Writer suite: its shape and determinism (fast), and every task proven on a real desktop (slow):
+API and GUI oracles pass, the null agent and the perturbed oracle fail (``check_task``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from desktop_gym import DesktopEnv
+from desktop_gym.tasks import get_task
+from desktop_gym.tasks.artifacts import docx_bytes
+from desktop_gym.tasks.families.writer_base import GuiScript, click_node, find_node, tree_nodes
+from desktop_gym.tasks.families.writer_edit import EDIT_TASKS
+from desktop_gym.tasks.families.writer_layout import LAYOUT_TASKS
+from desktop_gym.tasks.families.writer_styling import STYLING_TASKS
+from desktop_gym.testing import check_task
+
+WRITER_TASKS = sorted(task.id for task in (*EDIT_TASKS, *STYLING_TASKS, *LAYOUT_TASKS))
+
+
+def test_suite_shape() -> None:
+    tasks = [get_task(task_id) for task_id in WRITER_TASKS]
+    assert len(tasks) == 16 and all(task.id.startswith("writer.") for task in tasks)
+    feasible = [task for task in tasks if not task.infeasible]
+    assert len(feasible) == 15 and all(task.needs_save for task in feasible)
+    params = {task.id: task.sample_params(np.random.default_rng(0)) for task in feasible}
+    with_gui = [task.id for task in feasible if task.gui_oracle(params[task.id]) is not None]
+    assert len(with_gui) >= 5, with_gui
+    assert all(task.api_oracle(params[task.id]) is not None for task in feasible)
+
+
+@pytest.mark.parametrize("task_id", WRITER_TASKS)
+def test_same_seed_same_task_and_bytes(task_id: str) -> None:
+    task = get_task(task_id)
+    first, second = (task.sample_params(np.random.default_rng(5)) for _ in range(2))
+    assert first == second
+    assert any(task.sample_params(np.random.default_rng(seed)) != first for seed in range(6, 9))
+    instruction = task.instruction(first)
+    assert "{" not in instruction and first["path"] in instruction
+
+    def document(params: dict) -> bytes:
+        return docx_bytes(params["paragraphs"], heading=params["heading"], title=params.get("doc_title"))
+
+    assert document(first) == document(second)
+
+
+@pytest.mark.parametrize("task_id", [t for t in WRITER_TASKS if not get_task(t).infeasible])
+def test_perturb_changes_exactly_one_value(task_id: str) -> None:
+    task = get_task(task_id)
+    params = task.sample_params(np.random.default_rng(3))
+    wrong = task.perturb(params, np.random.default_rng(3))
+    changed = [key for key in params if params[key] != wrong[key]]
+    assert len(changed) == 1 and set(wrong) == set(params), changed
+
+
+TREE = """application "soffice"
+  frame "notes.docx - LibreOffice Writer" @(0,0,1280,720)
+    tool bar "Formatting" @(0,83,1280,39)
+      panel "Font Name" @(267,85,207,34)
+        text "" text="Calibri" [editable] @(267,85,171,34)
+  dialog "Find and Replace" @(295,135,691,490)
+    panel "Replace With" @(304,260,673,34)
+      label "Replace:" @(316,262,65,17)
+      text "" [editable] @(393,260,542,34)
+    push button "Replace All" [disabled] @(846,315,121,34)
+    push button "Close" @(892,582,85,34)"""
+
+
+def test_tree_helpers_find_nodes_inside_their_parent() -> None:
+    nodes = tree_nodes(TREE)
+    assert nodes[0]["box"] is None and len(nodes) == 11
+    assert nodes[3] == {
+        "depth": 3,
+        "role": "panel",
+        "name": "Font Name",
+        "rest": " @(267,85,207,34)",
+        "box": (267, 85, 207, 34),
+    }
+    replace_field = find_node(TREE, "text", "", within=("panel", "Replace With"))
+    assert replace_field is not None and replace_field["box"] == (393, 260, 542, 34)
+    assert find_node(TREE, "push button", "Replace All") is None  # disabled
+    assert find_node(TREE, "push button", "Replace All", enabled=False) is not None
+    assert find_node(TREE, "push button", "Close", within=("panel", "Replace With")) is None
+    assert click_node("push button", "Close")({"a11y_tree": TREE}) == "click(coordinates=[934, 599])"
+
+
+def test_gui_script_waits_for_missing_nodes_then_gives_up() -> None:
+    script = GuiScript(["press(key='a')", click_node("push button", "Nowhere")], retries=2)
+    assert script({"a11y_tree": TREE}) == "press(key='a')"
+    assert [script({"a11y_tree": TREE}) for _ in range(3)] == ["wait(seconds=0.5)"] * 2 + ["fail()"]
+    ready = GuiScript([click_node("push button", "Close")])
+    assert ready({"a11y_tree": TREE}).startswith("click(") and ready({"a11y_tree": TREE}) == "done()"
+
+
+@pytest.fixture(scope="module")
+def env():
+    environment = DesktopEnv(task_id=WRITER_TASKS[0])
+    yield environment
+    environment.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("task_id", WRITER_TASKS)
+def test_task_is_proven_on_a_real_desktop(env: DesktopEnv, task_id: str) -> None:
+    proof = check_task(task_id, seeds=(0,), env=env)
+    assert proof.proven, "\n".join(proof.why_unproven())
+    expected = {"oracle"} if get_task(task_id).infeasible else {"api"}
+    assert expected <= set(proof.oracle_kinds)

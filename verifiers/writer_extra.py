@@ -1,0 +1,218 @@
+"""Verifiers for Writer tasks the core document verifiers do not cover: lists, page-number fields,
+the format of a saved file, and exported PDFs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ._load import guarded_read, is_odt, open_docx, require
+from .documents import _style_chain, find_paragraphs
+from .registry import register_verifier
+from .result import VerifierResult
+
+ListKind = Literal["bullet", "numbered"]
+
+
+def _numbering(paragraph: Any) -> tuple[str, str] | None:
+    """``(numId, ilvl)`` of a docx paragraph in a list (directly or through its style), else None."""
+    from docx.oxml.ns import qn
+
+    for p_pr in [paragraph._p.pPr] + [style.element.pPr for style in _style_chain(paragraph.style)]:
+        num_pr = p_pr.find(qn("w:numPr")) if p_pr is not None else None
+        if num_pr is None:
+            continue
+        num_id = num_pr.find(qn("w:numId"))
+        if num_id is None:
+            continue
+        value = num_id.get(qn("w:val"), "0")
+        if value == "0":  # numId 0 explicitly removes list formatting
+            return None
+        level = num_pr.find(qn("w:ilvl"))
+        return value, level.get(qn("w:val"), "0") if level is not None else "0"
+    return None
+
+
+def _number_format(document: Any, num_id: str, level: str) -> str | None:
+    """The ``w:numFmt`` (``"bullet"``, ``"decimal"``, ...) of a list level, following numId -> abstractNum."""
+    from docx.oxml.ns import qn
+
+    try:
+        numbering = document.part.numbering_part.element
+    except (KeyError, NotImplementedError):
+        return None
+    for num in numbering.findall(qn("w:num")):
+        if num.get(qn("w:numId")) != num_id:
+            continue
+        abstract = num.find(qn("w:abstractNumId"))
+        abstract_id = abstract.get(qn("w:val")) if abstract is not None else None
+        for override in num.findall(qn("w:lvlOverride")):
+            fmt = _level_format(override.find(qn("w:lvl")), level, override.get(qn("w:ilvl")))
+            if fmt:
+                return fmt
+        for abstract_num in numbering.findall(qn("w:abstractNum")):
+            if abstract_num.get(qn("w:abstractNumId")) == abstract_id:
+                for lvl in abstract_num.findall(qn("w:lvl")):
+                    fmt = _level_format(lvl, level, lvl.get(qn("w:ilvl")))
+                    if fmt:
+                        return fmt
+    return None
+
+
+def _level_format(lvl: Any, wanted: str, found: str | None) -> str | None:
+    from docx.oxml.ns import qn
+
+    if lvl is None or found != wanted:
+        return None
+    fmt = lvl.find(qn("w:numFmt"))
+    return fmt.get(qn("w:val")) if fmt is not None else None
+
+
+def list_kind(document: Any, paragraph: Any) -> str | None:
+    """``"bullet"``, ``"numbered"`` or None (not a list item) for a docx paragraph."""
+    numbering = _numbering(paragraph)
+    if numbering is None:
+        return None
+    fmt = _number_format(document, *numbering)
+    if fmt is None or fmt == "none":
+        return None
+    return "bullet" if fmt == "bullet" else "numbered"
+
+
+@register_verifier("docx_list", reads="file")
+def verify_docx_list(
+    data: bytes | None, items: Sequence[str], kind: ListKind, not_items: Sequence[str] = ()
+) -> VerifierResult:
+    """Check that the paragraphs holding ``items`` are list items of one kind (and ``not_items`` are not).
+
+    Args:
+        data: the file's bytes, or None when it does not exist.
+        items: text inside each paragraph that must be a list item.
+        kind: ``"bullet"`` or ``"numbered"`` (any numbering format: 1., a), i., ...).
+        not_items: text of paragraphs that must not be list items.
+    """
+    if kind not in ("bullet", "numbered"):
+        raise ValueError(f"docx_list: kind must be 'bullet' or 'numbered', not {kind!r}")
+    document = open_docx(data)
+
+    def check() -> VerifierResult:
+        for item in items:
+            found = find_paragraphs(document, item)
+            if not found:
+                return VerifierResult.failed(f"no paragraph contains the list item {item[:60]!r}")
+            kinds = [list_kind(document, paragraph) for paragraph in found]
+            if kind not in kinds:
+                return VerifierResult.failed(
+                    f"the paragraph with {item[:60]!r} is not a {kind} list item (found {kinds[0] or 'no list'})",
+                    item=item,
+                    found=kinds,
+                )
+        for text in not_items:
+            kinds = [list_kind(document, paragraph) for paragraph in find_paragraphs(document, text)]
+            if any(kinds):
+                return VerifierResult.failed(f"the paragraph with {text[:60]!r} should not be a list item")
+        return VerifierResult.passed(f"{len(items)} paragraphs are {kind} list items")
+
+    return guarded_read("docx", check)
+
+
+def _has_page_field(element: Any) -> bool:
+    from docx.oxml.ns import qn
+
+    for simple in element.iter(qn("w:fldSimple")):
+        if (simple.get(qn("w:instr")) or "").split()[:1] == ["PAGE"]:
+            return True
+    return any((instr.text or "").split()[:1] == ["PAGE"] for instr in element.iter(qn("w:instrText")))
+
+
+@register_verifier("docx_page_number", reads="file")
+def verify_docx_page_number(data: bytes | None, part: Literal["header", "footer"] = "footer") -> VerifierResult:
+    """Check that a page header (or footer) of some section holds a page-number field (``PAGE``).
+
+    Args:
+        data: the file's bytes, or None when it does not exist.
+        part: ``"header"`` or ``"footer"``.
+    """
+    if part not in ("header", "footer"):
+        raise ValueError(f"docx_page_number: part must be 'header' or 'footer', not {part!r}")
+    document = open_docx(data)
+
+    def check() -> VerifierResult:
+        for index, section in enumerate(document.sections):
+            for variant in ("", "first_page_", "even_page_"):
+                area = getattr(section, f"{variant}{part}")
+                if not area.is_linked_to_previous and _has_page_field(area._element):
+                    where = variant.rstrip("_") or "default"
+                    return VerifierResult.passed(f"the {where} {part} of section {index} has a page number field")
+        return VerifierResult.failed(f"no {part} holds a page number field (PAGE)")
+
+    return guarded_read("docx", check)
+
+
+def _pdf_strings(data: bytes, key: str) -> list[str]:
+    """Decoded values of ``/<key>`` string entries (literal or hex, PDFDocEncoding or UTF-16)."""
+    values = []
+    pattern = rb"/" + key.encode() + rb"\s*(\((?:\\.|[^\\)])*\)|<[0-9A-Fa-f\s]*>)"
+    for match in re.finditer(pattern, data, re.S):
+        raw = match.group(1)
+        if raw.startswith(b"<"):
+            digits = re.sub(rb"\s", b"", raw[1:-1])
+            value = bytes.fromhex((digits + b"0" * (len(digits) % 2)).decode())
+        else:
+            value = re.sub(rb"\\([\\()])", rb"\1", raw[1:-1])
+        values.append(value[2:].decode("utf-16-be", "replace") if value[:2] == b"\xfe\xff" else value.decode("latin-1"))
+    return values
+
+
+@register_verifier("pdf_document", reads="file")
+def verify_pdf_document(data: bytes | None, title: str | None = None, min_pages: int = 1) -> VerifierResult:
+    """Check that a file is a PDF with at least ``min_pages`` pages and, optionally, a given title.
+
+    Args:
+        data: the file's bytes, or None when it does not exist.
+        title: the document title expected in the PDF's metadata (``/Title``), exact.
+        min_pages: the least number of pages (page objects counted; files using compressed
+            object streams may hide them, so keep this at 1 for those).
+    """
+    data = require(data, "pdf")
+    if not data.startswith(b"%PDF-"):
+        return VerifierResult.failed(f"the file is not a readable PDF (it starts with {data[:8]!r})")
+    pages = len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", data))
+    if pages < min_pages:
+        return VerifierResult.failed(f"expected at least {min_pages} pages, found {pages}", pages=pages)
+    if title is not None:
+        titles = _pdf_strings(data, "Title")
+        if title not in titles:
+            return VerifierResult.failed(f"the PDF's title is not {title!r}; titles found: {titles[:5]}", titles=titles)
+    return VerifierResult.passed(f"a PDF with {pages} pages" + (f" titled {title!r}" if title else ""), pages=pages)
+
+
+FORMAT_SIGNATURES = {"pdf": "PDF", "odt": "OpenDocument text (odt)", "docx": "Word document (docx)"}
+
+
+@register_verifier("document_format", reads="file")
+def verify_document_format(data: bytes | None, file_format: Literal["odt", "docx", "pdf"]) -> VerifierResult:
+    """Check a saved file's real format from its content (not its name): ``odt``, ``docx`` or ``pdf``.
+
+    Args:
+        data: the file's bytes, or None when it does not exist.
+        file_format: ``"odt"``, ``"docx"`` or ``"pdf"``.
+    """
+    if file_format not in FORMAT_SIGNATURES:
+        raise ValueError(
+            f"document_format: file_format must be one of {sorted(FORMAT_SIGNATURES)}, not {file_format!r}"
+        )
+    data = require(data, file_format)
+    if file_format == "pdf":
+        ok = data.startswith(b"%PDF-")
+    elif file_format == "odt":
+        ok = is_odt(data)
+    else:
+        ok = data.startswith(b"PK") and b"word/document.xml" in data
+    if ok:
+        return VerifierResult.passed(f"the file is a {FORMAT_SIGNATURES[file_format]}")
+    return VerifierResult.failed(
+        f"the file is not a readable {FORMAT_SIGNATURES[file_format]} (it starts with {data[:8]!r})"
+    )
