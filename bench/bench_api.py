@@ -48,8 +48,8 @@ def interleaved(calls: dict[str, Callable[[], object]], total: int) -> dict[str,
 
 def report(table, times: dict[str, list[float]], notes: dict[str, str]) -> None:
     for name, values in times.items():
-        p50, p95 = percentile(values, 50), percentile(values, 95)
-        row(table, name, f"{p50:.2f} ms", f"p95 {p95:.2f} ms  {notes.get(name, '')}")
+        p10, p50, p95 = percentile(values, 10), percentile(values, 50), percentile(values, 95)
+        row(table, name, f"{p50:.2f} ms", f"p10 {p10:.2f}  p95 {p95:.2f} ms  {notes.get(name, '')}")
 
 
 def api(client: GuestClient, tools: str, method: str, **arguments: object) -> Callable[[], str]:
@@ -177,7 +177,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50, help="env steps per measured step kind")
     parser.add_argument("--tasks", type=int, default=8, help="tasks whose two oracles are compared")
     args = parser.parse_args()
-    print(f"desktop-gym app API benchmark ({os.cpu_count()} cores)")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"desktop-gym app API benchmark ({os.cpu_count()} cores, load average {load})")
     table: list[tuple[str, str, str]] = []
     bench_calls(table, args.calls)
     bench_env_steps(table, args.steps)

@@ -12,7 +12,7 @@ what the agent is told and what it may call never drift apart.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .actions import Action, ActionSet, ApiCall, Done, Exit, Fail, Wait
@@ -125,13 +125,13 @@ class ApiExposure:
         except registry.UnknownAppApiError:
             return False  # not one of ours: the guest's error names it
 
-    def focus_refusal(self, action: ApiCall, focused: dict[str, Any], running: list[Any]) -> str | None:
+    def focus_refusal(self, action: ApiCall, focused: dict[str, Any], running: Callable[[], list[Any]]) -> str | None:
         """Why an API call is refused because its app is not focused, or None when it is.
 
         Args:
             action: The API call.
             focused: ``GuestClient.app_info(max_chars=0)`` of the focused app.
-            running: ``GuestClient.apps()``, to say how to switch.
+            running: Returns ``GuestClient.apps()``, to say how to switch (called only on refusal).
         """
         app = registry.resolve_app(action.app_class)
         if focused.get("app") == app:
@@ -139,7 +139,7 @@ class ApiExposure:
         focused_name = focused.get("app") or "no launched app"
         if focused.get("tool_class"):
             focused_name += f" ({focused['tool_class']})"
-        window = next((info.window_id for info in reversed(running) if info.app == app and info.alive), None)
+        window = next((info.window_id for info in reversed(running()) if info.app == app and info.alive), None)
         if window is not None:
             how = f"switch to it first with switch_window(window_id={window})"
         else:

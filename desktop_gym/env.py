@@ -238,7 +238,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             assert self._client is not None
             try:  # the focus now, not at the last observation: an earlier action may have moved it
                 focused = self._client.app_info(max_chars=0)
-                refusal = self.exposure.focus_refusal(action, focused, self._client.apps())
+                refusal = self.exposure.focus_refusal(action, focused, self._client.apps)
             except GuestError:
                 return None  # the call itself reports what is wrong with the desktop
         return refusal

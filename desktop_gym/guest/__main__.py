@@ -1,4 +1,7 @@
-"""``python -m desktop_gym.guest --socket PATH --home DIR [--token-file F]``: run the guest agent."""
+"""``python -m desktop_gym.guest (--socket PATH | --listen tcp:HOST:PORT) --home DIR [--token-file F]``.
+
+Runs the guest agent.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,9 @@ from .server import run_forever, serve
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments and serve until terminated."""
     parser = argparse.ArgumentParser(prog="python -m desktop_gym.guest", description=__doc__)
-    parser.add_argument("--socket", required=True, help="unix socket path to listen on")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--socket", help="unix socket path to listen on")
+    where.add_argument("--listen", help="tcp:HOST:PORT to listen on (a guest inside a VM)")
     parser.add_argument("--home", required=True, help="the session home folder (~)")
     parser.add_argument("--token-file", help="file holding the token clients must send")
     parser.add_argument(
@@ -24,9 +29,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s guest %(levelname)s %(message)s")
     token = Path(args.token_file).read_text().strip() if args.token_file else None
-    state_dir = Path(args.state_dir) if args.state_dir else Path(args.socket).parent / "guest-state"
-    server, servicer = serve(args.socket, args.home, token, state_dir=state_dir, warm_spare=args.warm_spare)
-    logging.getLogger(__name__).info("guest agent listening on %s", args.socket)
+    if args.listen is not None and not args.listen.startswith("tcp:"):
+        parser.error(f"--listen takes tcp:HOST:PORT, got {args.listen!r}")
+    address = args.socket or args.listen
+    default_state = Path(args.socket).parent if args.socket else Path(args.home).parent
+    state_dir = Path(args.state_dir) if args.state_dir else default_state / "guest-state"
+    server, servicer = serve(address, args.home, token, state_dir=state_dir, warm_spare=args.warm_spare)
+    logging.getLogger(__name__).info("guest agent listening on %s", address)
     run_forever(server, servicer)
 
 

@@ -99,6 +99,21 @@ def _optional(message, name: str) -> int | None:
     return getattr(message, name) if message.HasField(name) else None
 
 
+class _NoDisplay:
+    """Stands in for the screen, input and windows of a guest without an X display."""
+
+    size = (0, 0)
+
+    def close(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Callable:
+        def unavailable(*_args, **_kwargs):
+            raise NotImplementedError(f"this guest has no X display ({name} needs one)")
+
+        return unavailable
+
+
 INPUT_IDLE_TIMEOUT = 10.0  # seconds an app may take to handle one input action
 
 
@@ -117,9 +132,12 @@ class GuestServicer(pb_grpc.GuestServicer):
         self.home = Path(home).resolve()
         self.display_name = display_name or os.environ.get("DISPLAY", "")
         self.env = processes.session_env(self.home)
-        self.screen = ScreenCapture(self.display_name)
-        self.input = InputController(self.display_name)
-        self.windows = WindowManager(self.display_name)
+        if self.display_name:
+            self.screen = ScreenCapture(self.display_name)
+            self.input = InputController(self.display_name)
+            self.windows = WindowManager(self.display_name)
+        else:  # a headless guest (the small QEMU VM): ping, exec, files and app-less API tools only
+            self.screen = self.input = self.windows = _NoDisplay()
         self._frames: dict[str, SharedFrame] = {}
         self._frames_lock = threading.Lock()
         self.launcher = AppLauncher(
@@ -344,13 +362,18 @@ def serve(
 ):
     """Start the guest server on a unix socket (mode 0600) and return ``(server, servicer)``.
 
+    ``socket_path`` may be ``"tcp:HOST:PORT"`` instead: a guest in a VM, reached through the VM's
+    port forward (the token is what guards it there).
+
     Raises:
         RuntimeError: the socket could not be bound.
     """
+    tcp = str(socket_path)[len("tcp:") :] if str(socket_path).startswith("tcp:") else None  # "tcp:HOST:PORT" (a VM)
     socket_path = Path(socket_path)
-    socket_path.parent.mkdir(parents=True, exist_ok=True)
-    if socket_path.exists():
-        socket_path.unlink()
+    if tcp is None:
+        socket_path.parent.mkdir(parents=True, exist_ok=True)
+        if socket_path.exists():
+            socket_path.unlink()
     servicer = GuestServicer(
         Path(home), Path(state_dir) if state_dir else socket_path.parent / "guest-state", warm_spare=warm_spare
     )
@@ -364,13 +387,14 @@ def serve(
     # Create the socket with 0600 from the start, not chmod it after others could connect.
     old_umask = os.umask(0o177)
     try:
-        bound = server.add_insecure_port(f"unix://{socket_path}")
+        bound = server.add_insecure_port(tcp if tcp is not None else f"unix://{socket_path}")
     finally:
         os.umask(old_umask)
     if not bound:
         raise RuntimeError(f"could not bind the guest socket {socket_path}")
     server.start()
-    os.chmod(socket_path, 0o600)
+    if tcp is None:
+        os.chmod(socket_path, 0o600)
     return server, servicer
 
 

@@ -180,14 +180,14 @@ def build_base(engine: str, tag: str, workdir: Path, log: Log = _print) -> None:
 
 
 def prune_images(engine: str, keep: str) -> list[str]:
-    """Remove other ``desktop-gym:<hash>`` images (those in use stay) and dangling layers; return the removed tags."""
+    """Remove other images of ``keep``'s repository (those in use stay) and dangling layers; return their tags."""
     listed = subprocess.run(
         [engine, "images", "--format", "{{.Repository}}:{{.Tag}}"], capture_output=True, text=True
     ).stdout.split()
     removed = []
     for tag in listed:
         name = tag.rsplit("/", 1)[-1]  # podman lists localhost/desktop-gym:...
-        if name.startswith(f"{IMAGE_REPOSITORY}:") and name != keep and not name.endswith(":latest"):
+        if name.startswith(keep.split(":")[0] + ":") and name != keep and not name.endswith(":latest"):
             if subprocess.run([engine, "rmi", tag], capture_output=True).returncode == 0:
                 removed.append(name)
     subprocess.run([engine, "image", "prune", "-f"], capture_output=True)
@@ -231,6 +231,7 @@ def build_image(
                 else:
                     log(f"building base image {base} (debootstrap, ~3 min)")
                     build_base(engine, base, workdir, log)
+                    prune_images(engine, keep=base)
                 log(f"building {target} on {base}")
                 build_wheelhouse(src, workdir, log)
                 shutil.rmtree(src)

@@ -161,7 +161,8 @@ class DeleteMissingSlide(DeckTask):
         return verify_pptx_slide_titles(self.saved(ctx), ctx.params["titles"])
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "missing": params["titles"][other_index(rng, len(params["titles"]), 0)]}
+        # A title the deck does have: the request becomes feasible, so declaring FAIL would be wrong.
+        return {**params, "missing": params["titles"][other_index(rng, len(params["titles"]), 1) - 1]}
 
 
 OUTPUT_TASKS = (BackgroundColor, SlideTransition, ExportPdf, SaveAsOdp, DeleteMissingSlide)

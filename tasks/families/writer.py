@@ -3,4 +3,4 @@
 Importing this module registers them all; the families live in modules by theme.
 """
 
-from . import writer_edit, writer_layout, writer_styling  # noqa: F401  (registers the tasks)
+from . import writer_edit, writer_layout, writer_saving, writer_styling  # noqa: F401  (registers the tasks)

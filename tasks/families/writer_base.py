@@ -168,6 +168,37 @@ def click_node(
     return step
 
 
+def click_beside(
+    label: str, role: str, within: tuple[str, str] | None = None
+) -> Callable[[Mapping[str, Any]], str | None]:
+    """A step clicking the ``role`` node to the right of the label ``label`` on the same row (unnamed fields).
+
+    The click lands a quarter into the node: a spin button's box includes its -/+ buttons.
+    """
+
+    def step(observation: Mapping[str, Any]) -> str | None:
+        tree = observation.get("a11y_tree", "")
+        anchor = find_node(tree, "label", label, within, enabled=False)
+        if anchor is None:
+            return None
+        lx, ly, lw, lh = anchor["box"]
+        row = ly + lh // 2
+        beside = [
+            node
+            for node in tree_nodes(tree)
+            if node["role"] == role
+            and node["box"]
+            and node["box"][1] <= row <= node["box"][1] + node["box"][3]
+            and node["box"][0] >= lx + lw
+        ]
+        if not beside:
+            return None
+        x, y, width, height = min(beside, key=lambda node: node["box"][0])["box"]
+        return f"click(coordinates=[{x + width // 4}, {y + height // 2}])"
+
+    return step
+
+
 def when_present(role: str, name: str, action: str) -> Callable[[Mapping[str, Any]], str | None]:
     """A step playing ``action`` once a node with ``role`` and ``name`` shows in the a11y tree."""
 

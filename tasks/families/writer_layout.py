@@ -10,27 +10,24 @@ from typing import Any
 import numpy as np
 
 from ...verifiers import (
-    all_of,
-    verify_document_text,
     verify_docx_header_footer,
     verify_docx_page_setup,
     verify_docx_tables,
 )
 from ...verifiers.result import VerifierResult
-from ...verifiers.writer_extra import verify_document_format, verify_docx_page_number, verify_pdf_document
+from ...verifiers.writer_extra import verify_docx_page_number
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
 from ..registry import register_task
 from .writer_base import (
     DONE,
     KEYWORDS,
     SAVE,
-    TITLES,
     GuiScript,
     Step,
     WriterDocumentTask,
+    click_beside,
     click_node,
     keys,
-    title,
     typed,
     when_present,
 )
@@ -182,6 +179,7 @@ class PageSetup(WriterDocumentTask):
     """Turn the page to landscape and set all four margins."""
 
     id = "writer.page_setup"
+    max_steps = 25
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Change the page to landscape orientation and set "
         "all four page margins (top, bottom, left, right) to {margin} cm. Then save the document in its current "
@@ -210,47 +208,28 @@ class PageSetup(WriterDocumentTask):
             ]
         )
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "margin": params["margin"] + 0.5}
-
-
-class SaveAs(WriterDocumentTask):
-    """Save a copy of the document as an OpenDocument text or export it as PDF."""
-
-    id = "writer.save_as"
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Save it {how} as {target}; the docx file may stay as it is."
-    )
-    tags = ("writer", "files")
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        params = self.base_params(rng, count=int(rng.integers(2, 4)))
-        file_format = str(rng.choice(("odt", "pdf")))
-        name = f"{rng.choice(KEYWORDS)}_{rng.choice(TITLES).split()[0].lower()}"
-        doc_title = title(rng)
-        while doc_title == params["heading"]:
-            doc_title = title(rng)
-        how = "in OpenDocument Text format" if file_format == "odt" else "as a PDF (export)"
-        params.update(file_format=file_format, target=f"~/Documents/{name}.{file_format}", how=how, doc_title=doc_title)
-        return params
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        p = ctx.params
-        saved = ctx.read_file(p["target"])
-        if p["file_format"] == "pdf":
-            return verify_pdf_document(saved, title=p["doc_title"])
-        return all_of(
-            {
-                "format": verify_document_format(saved, "odt"),
-                "text": verify_document_text(saved, "\n".join(self.body(p)), match="equals"),
-            }
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # Format > Page Style... > Page tab: Landscape first (it swaps width and height), then each margin;
+        # the fields take a unit ("2 cm") whatever the UI's measurement unit is.
+        margins: list[Step] = []
+        for side in ("Left:", "Right:", "Top:", "Bottom:"):
+            field = click_beside(side, "spin button", within=("panel", "Margins"))
+            margins += [field, keys("ctrl", "a"), typed(f"{params['margin']:g} cm\t")]
+        return GuiScript(
+            [
+                keys("alt", "o"),
+                click_node("menu item", "Page Style..."),
+                click_node("page tab", "Page"),
+                click_node("radio button", "Landscape"),
+                *margins,
+                click_node("push button", "OK"),
+                SAVE,
+                DONE,
+            ]
         )
 
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([f"WriterTools.save(path={params['target']!r})", DONE])
-
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "target": params["target"].replace("~/Documents/", "~/")}
+        return {**params, "margin": params["margin"] + 0.5}
 
 
 class RecolorMissingChart(WriterDocumentTask):
@@ -285,7 +264,6 @@ LAYOUT_TASKS: tuple[type[Task], ...] = (
     HeaderFooterText,
     PageNumbers,
     PageSetup,
-    SaveAs,
     RecolorMissingChart,
 )
 

@@ -182,6 +182,20 @@ class LineSpacing(WriterDocumentTask):
             [f"WriterTools.set_line_spacing(spacing={params['spacing']})", "WriterTools.save()", DONE]
         )
 
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # Select everything, then Format > Spacing > "Line Spacing: 1.5" (or ": 2").
+        item = f"Line Spacing: {params['spacing']:g}"
+        return GuiScript(
+            [
+                keys("ctrl", "a"),
+                keys("alt", "o"),
+                click_node("menu", "Spacing"),
+                click_node("check menu item", item, within=("menu", "Spacing")),
+                SAVE,
+                DONE,
+            ]
+        )
+
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "spacing": 1.0}
 

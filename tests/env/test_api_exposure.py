@@ -52,12 +52,12 @@ def test_focus_refusal_says_how_to_switch():
     assert not exposure(scope="all").needs_focus_check(call)
     focused = {"app": "calc", "tool_class": "CalcTools"}
     running = [AppInfo("calc", 10, True, 7, None), AppInfo("writer", 11, True, 99, None)]
-    message = hybrid.focus_refusal(call, focused, running)
+    message = hybrid.focus_refusal(call, focused, lambda: running)
     assert "the focused app is calc (CalcTools)" in message and "switch_window(window_id=99)" in message
-    message = hybrid.focus_refusal(call, focused, running[:1])
+    message = hybrid.focus_refusal(call, focused, lambda: running[:1])
     assert "writer is not running; start it with open_app(app_name='writer')" in message
-    assert "api_scope='all'" in exposure("api").focus_refusal(call, focused, running)
-    assert hybrid.focus_refusal(call, {"app": "writer", "tool_class": "WriterTools"}, running) is None
+    assert "api_scope='all'" in exposure("api").focus_refusal(call, focused, lambda: running)
+    assert hybrid.focus_refusal(call, {"app": "writer", "tool_class": "WriterTools"}, list) is None
 
 
 def test_bad_mode_and_scope_are_named():

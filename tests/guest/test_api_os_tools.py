@@ -158,3 +158,15 @@ def test_clipboard_round_trips_through_a_real_app(guest, wait_until):
     guest.press("right", presses=5)
     guest.hotkey(["ctrl", "v"])
     wait_until(lambda: call(guest, "get_cell_value", cell="F1") == "pasted-by-api", what="the paste in F1")
+
+
+def test_os_tools_run_under_the_api_deadline(tmp_path):
+    # No guest needed: the registry runs tools without UNO in a worker thread under a deadline.
+    from desktop_gym.guest.apps import registry
+
+    args = json.dumps({"command": "sleep 3", "timeout": 10})
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"OSTools.run_shell did not return within 0.3 s"):
+        registry.call_api(None, "run_shell", args, home=tmp_path, timeout=0.3, app="os")
+    assert time.monotonic() - started < 2
+    assert json.loads(registry.call_api(None, "path_exists", '{"path": "~"}', home=tmp_path, app="OSTools")) is True

@@ -84,6 +84,8 @@ def test_table_errors(writer: GuestClient) -> None:
         call(writer, "get_table", table=5)
     with pytest.raises(GuestError, match=r"data has 1 row\(s\) of up to 3 value\(s\): more than the 2x2 table"):
         call(writer, "insert_table", rows=2, columns=2, data=[[1, 2, 3]])
+    with pytest.raises(GuestError, match="a table may have at most 2000 cells, got 100x30"):
+        call(writer, "insert_table", rows=100, columns=30)
     with pytest.raises(GuestError, match="rows must be between 1 and 200, got 0"):
         call(writer, "insert_table", rows=0, columns=2)
     assert len(call(writer, "list_tables")) == 2

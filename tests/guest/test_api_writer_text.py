@@ -7,8 +7,10 @@ window: independent paths from the UNO getters.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 
+import docx
 import pytest
 from writer_api_support import (
     PARAGRAPHS,
@@ -46,6 +48,15 @@ def test_read_text_and_paragraphs(writer: GuestClient) -> None:
     assert [p["index"] for p in listed] == list(range(len(TEXTS)))
     assert [p["style"] for p in listed[:3]] == ["Heading 1", "Standard", "Heading 2"]
     assert len(call(writer, "list_paragraphs", max_paragraphs=2)) == 2
+
+
+def test_save_in_place_keeps_the_docx(writer: GuestClient) -> None:
+    call(writer, "append_paragraph", text="Saved in place")
+    path = call(writer, "save")
+    assert path.endswith("/api_text.docx")
+    document = docx.Document(io.BytesIO(writer.get_file(path)))
+    assert [p.text for p in document.paragraphs] == [*TEXTS, "Saved in place"]
+    call(writer, "delete_paragraph", paragraph=-1)
 
 
 def test_insert_append_set_and_delete_paragraphs(writer: GuestClient) -> None:

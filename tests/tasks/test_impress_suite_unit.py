@@ -107,3 +107,11 @@ def test_gui_oracles_point_only_where_the_tree_says() -> None:
     assert "click(coordinates=[267, 31])" in actions and "click(coordinates=[401, 156])" in actions
     with pytest.raises(A11yNodeNotFoundError):  # no tree, no click
         drain(task.gui_oracle(params), {"a11y_tree": ""})
+
+
+def test_infeasible_task_names_a_title_the_deck_lacks() -> None:
+    task = get_task("impress.delete_missing_slide")
+    for seed in range(10):
+        params = task.sample_params(np.random.default_rng(seed))
+        assert params["missing"] not in params["titles"]
+        assert task.perturb(params, np.random.default_rng(seed))["missing"] in params["titles"]

@@ -128,3 +128,19 @@ def test_imported_terminal_task_runs_and_its_verifier_decides(cache, tmp_path, d
         assert info["success"], info["verifier"]
     finally:
         env.close()
+
+
+def test_compare_table_rules_map_one_by_one_and_unknown_rules_are_reported(cache):
+    report = convert("calc_table_rules.json", cache)
+    assert report.task["setup"][1] == {"type": "open", "app": "calc", "path": "~/prices.xlsx"}
+    assert report.status == "unsupported"  # the only metric has a rule without equivalent: nothing is kept
+    assert report.unsupported == [
+        "evaluator.func (compare_table): compare_table rule 2 of type 'style' has no equivalent"
+    ]
+    data = json.loads((DATA / "calc_table_rules.json").read_text())
+    data["evaluator"]["options"]["rules"].pop()
+    report = convert_osworld(data, cache)
+    assert report.status == "ok", report.describe()
+    table, cell = report.task["verifier"]["all"]
+    assert table["args"] == {"expected_rows": GOLD, "sheet": "Prices"}
+    assert cell["args"] == {"expected": {"D3": 8}, "sheet": "Prices"}

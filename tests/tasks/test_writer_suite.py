@@ -12,10 +12,11 @@ from desktop_gym.tasks.artifacts import docx_bytes
 from desktop_gym.tasks.families.writer_base import GuiScript, click_node, find_node, tree_nodes
 from desktop_gym.tasks.families.writer_edit import EDIT_TASKS
 from desktop_gym.tasks.families.writer_layout import LAYOUT_TASKS
+from desktop_gym.tasks.families.writer_saving import SAVING_TASKS
 from desktop_gym.tasks.families.writer_styling import STYLING_TASKS
 from desktop_gym.testing import check_task
 
-WRITER_TASKS = sorted(task.id for task in (*EDIT_TASKS, *STYLING_TASKS, *LAYOUT_TASKS))
+WRITER_TASKS = sorted(task.id for task in (*EDIT_TASKS, *STYLING_TASKS, *LAYOUT_TASKS, *SAVING_TASKS))
 
 
 def test_suite_shape() -> None:

@@ -126,6 +126,12 @@ class CalcCellTools(CalcBase):
         block = sheet.getCellRangeByPosition(
             address.Column, address.Row, address.Column + width - 1, address.Row + len(values) - 1
         )
+        plain = all(len(row) == width for row in values) and not any(
+            value is None or (isinstance(value, str) and value.startswith("=")) for row in values for value in row
+        )
+        if plain:  # one UNO round trip for the whole block instead of two per cell
+            block.setDataArray(tuple(tuple(row) for row in values))
+            return f"wrote {range_name(block.getRangeAddress())}"
         for row_offset, row in enumerate(values):
             for column_offset, value in enumerate(row):
                 _write(block.getCellByPosition(column_offset, row_offset), value)

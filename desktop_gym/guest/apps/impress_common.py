@@ -78,6 +78,14 @@ def check_length(value: float, arg: str, minimum: float = 0.0) -> float:
     return value
 
 
+def place(shape: Any, x_cm: float, y_cm: float, width_cm: float, height_cm: float) -> None:
+    """Move and size ``shape``; all lengths in centimetres from the slide's top-left corner."""
+    import uno
+
+    shape.setPosition(uno.createUnoStruct("com.sun.star.awt.Point", to_hmm(x_cm), to_hmm(y_cm)))
+    shape.setSize(uno.createUnoStruct("com.sun.star.awt.Size", to_hmm(width_cm), to_hmm(height_cm)))
+
+
 def shape_kind(shape: Any) -> str:
     """A short word for a shape's type: "title", "body", "text_box", "rectangle", "image", ..."""
     shape_type = shape.getShapeType()

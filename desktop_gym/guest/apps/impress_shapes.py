@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from .calc_common import parse_color
-from .impress_common import ImpressBase, check_length, shape_kind, shape_text, to_cm, to_hmm
+from .impress_common import ImpressBase, check_length, place, shape_kind, shape_text, to_cm
 from .tool_schema import ApiArgumentError
 
 _SHAPE_SERVICES = {"rectangle": "com.sun.star.drawing.RectangleShape", "ellipse": "com.sun.star.drawing.EllipseShape"}
@@ -94,7 +94,7 @@ class ImpressShapeTools(ImpressBase):
         shape.Graphic = graphic
         if height_cm is None:
             height_cm = check_length(width_cm * pixels.Height / pixels.Width, "height_cm", 0.1)
-        _place(shape, x_cm, y_cm, width_cm, height_cm)
+        place(shape, x_cm, y_cm, width_cm, height_cm)
         return page.getCount()
 
     def add_shape(
@@ -133,7 +133,7 @@ class ImpressShapeTools(ImpressBase):
         check_length(height_cm, "height_cm", 0.1)
         shape = self.document.createInstance(_SHAPE_SERVICES[kind])
         page.add(shape)
-        _place(shape, x_cm, y_cm, width_cm, height_cm)
+        place(shape, x_cm, y_cm, width_cm, height_cm)
         shape.FillStyle = uno.Enum("com.sun.star.drawing.FillStyle", "SOLID")
         shape.FillColor = rgb
         if text:
@@ -168,7 +168,7 @@ class ImpressShapeTools(ImpressBase):
         size = target.getSize()
         width = check_length(width_cm, "width_cm", 0.1) if width_cm is not None else size.Width / 1000
         height = check_length(height_cm, "height_cm", 0.1) if height_cm is not None else size.Height / 1000
-        _place(target, x_cm, y_cm, width, height)
+        place(target, x_cm, y_cm, width, height)
         return f"shape {shape} on slide {slide} placed at ({x_cm:g} cm, {y_cm:g} cm), {width:g} x {height:g} cm"
 
     def set_shape_fill_color(self, slide: int, shape: int, color: str) -> str:
@@ -207,10 +207,3 @@ class ImpressShapeTools(ImpressBase):
         self._slide(slide).remove(target)
         described = f"{kind} {text[:40]!r}" if text else kind
         return f"deleted shape {shape} ({described}) from slide {slide}"
-
-
-def _place(shape: Any, x_cm: float, y_cm: float, width_cm: float, height_cm: float) -> None:
-    import uno
-
-    shape.setPosition(uno.createUnoStruct("com.sun.star.awt.Point", to_hmm(x_cm), to_hmm(y_cm)))
-    shape.setSize(uno.createUnoStruct("com.sun.star.awt.Size", to_hmm(width_cm), to_hmm(height_cm)))

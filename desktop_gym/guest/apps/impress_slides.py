@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .calc_common import parse_color
-from .impress_common import ImpressBase, LayoutName, layout_name, shape_kind, shape_text
+from .impress_common import ImpressBase, LayoutName, layout_name, place, shape_kind, shape_text
 from .tool_schema import ApiArgumentError, ApiCallError
 
 
@@ -100,7 +100,7 @@ class ImpressSlideTools(ImpressBase):
         return slide + 1
 
     def move_slide(self, slide: int, new_position: int) -> str:
-        """Move a slide to another place in the slide order.
+        """Move a slide to another place in the slide order; the moved slide is then shown.
 
         Args:
             slide: The slide number to move (1 = first).
@@ -155,8 +155,8 @@ class ImpressSlideTools(ImpressBase):
         if shape is None:
             shape = self.document.createInstance("com.sun.star.presentation.TitleTextShape")
             page.add(shape)
-            width, height = self._slide_size_hmm()
-            _place(shape, round(width * 0.05), round(height * 0.04), round(width * 0.9), round(height * 0.17))
+            width, height = (length / 1000 for length in self._slide_size_hmm())
+            place(shape, width * 0.05, height * 0.04, width * 0.9, height * 0.17)
         shape.setString(title)
         return f"slide {slide} title set to {title!r}"
 
@@ -193,13 +193,6 @@ class ImpressSlideTools(ImpressBase):
         return f"slide {slide} background set to {color}"
 
 
-def _place(shape: Any, x: int, y: int, width: int, height: int) -> None:
-    import uno
-
-    shape.setPosition(uno.createUnoStruct("com.sun.star.awt.Point", x, y))
-    shape.setSize(uno.createUnoStruct("com.sun.star.awt.Size", width, height))
-
-
 def _dispatch(controller: Any, command: str) -> None:
     """Run a ``.uno:`` command on the document's view, as its menu entry would (synchronously)."""
     import uno
@@ -210,5 +203,5 @@ def _dispatch(controller: Any, command: str) -> None:
     url.Path = command.removeprefix(".uno:")
     dispatch = controller.getFrame().queryDispatch(url, "", 0)
     if dispatch is None:
-        raise ApiArgumentError(f"Impress cannot run {command} in its current view")
+        raise ApiCallError(f"Impress cannot run {command} in its current view")
     dispatch.dispatch(url, ())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from .calc_common import parse_color
-from .impress_common import ImpressBase, check_length, to_hmm
+from .impress_common import ImpressBase, check_length, place
 from .tool_schema import ApiArgumentError
 
 PlaceholderName = Literal["title", "subtitle", "body"]
@@ -64,8 +64,6 @@ class ImpressTextTools(ImpressBase):
         Returns:
             The new shape's number on the slide (for get_shapes, set_font_size, ...).
         """
-        import uno
-
         page = self._slide(slide)
         check_length(x_cm, "x_cm")
         check_length(y_cm, "y_cm")
@@ -73,8 +71,7 @@ class ImpressTextTools(ImpressBase):
         check_length(height_cm, "height_cm", 0.1)
         shape = self.document.createInstance("com.sun.star.drawing.TextShape")
         page.add(shape)
-        shape.setPosition(uno.createUnoStruct("com.sun.star.awt.Point", to_hmm(x_cm), to_hmm(y_cm)))
-        shape.setSize(uno.createUnoStruct("com.sun.star.awt.Size", to_hmm(width_cm), to_hmm(height_cm)))
+        place(shape, x_cm, y_cm, width_cm, height_cm)
         shape.TextAutoGrowHeight = True
         shape.setString(text)
         return page.getCount()

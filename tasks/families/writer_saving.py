@@ -1,0 +1,60 @@
+"""Writer family on saving: keep a copy of the document as OpenDocument text or export it as PDF."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...verifiers import all_of, verify_document_text
+from ...verifiers.result import VerifierResult
+from ...verifiers.writer_extra import verify_document_format, verify_pdf_document
+from ..base import Policy, ScriptedPolicy, TaskContext
+from ..registry import register_task
+from .writer_base import DONE, KEYWORDS, TITLES, WriterDocumentTask, title
+
+
+class SaveAs(WriterDocumentTask):
+    """Save a copy of the document as an OpenDocument text or export it as PDF."""
+
+    id = "writer.save_as"
+    instruction_template = (
+        "The document {path} is open in LibreOffice Writer. Save it {how} as {target}; the docx file may stay as it is."
+    )
+    tags = ("writer", "files")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = self.base_params(rng, count=int(rng.integers(2, 4)))
+        file_format = str(rng.choice(("odt", "pdf")))
+        name = f"{rng.choice(KEYWORDS)}_{rng.choice(TITLES).split()[0].lower()}"
+        doc_title = title(rng)
+        while doc_title == params["heading"]:
+            doc_title = title(rng)
+        how = "in OpenDocument Text format" if file_format == "odt" else "as a PDF (export)"
+        params.update(file_format=file_format, target=f"~/Documents/{name}.{file_format}", how=how, doc_title=doc_title)
+        return params
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        saved = ctx.read_file(p["target"])
+        if p["file_format"] == "pdf":
+            return verify_pdf_document(saved, title=p["doc_title"])
+        return all_of(
+            {
+                "format": verify_document_format(saved, "odt"),
+                "text": verify_document_text(saved, "\n".join(self.body(p)), match="equals"),
+            }
+        )
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return ScriptedPolicy([f"WriterTools.save(path={params['target']!r})", DONE])
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "target": params["target"].replace("~/Documents/", "~/")}
+
+
+SAVING_TASKS = (SaveAs,)
+
+for _task in SAVING_TASKS:
+    register_task(_task.id, _task)
