@@ -22,7 +22,8 @@ from memory import process_pss_kib  # noqa: E402
 
 from desktop_gym import DesktopEnv  # noqa: E402
 from desktop_gym.backends import podman_service  # noqa: E402
-from desktop_gym.backends.container import ContainerBackend  # noqa: E402
+from desktop_gym.backends.container import WIPE_HOME, ContainerBackend  # noqa: E402
+from desktop_gym.backends.local import LocalBackend  # noqa: E402
 from desktop_gym.guest.client import GuestClient  # noqa: E402
 from desktop_gym.images import build_image  # noqa: E402
 
@@ -89,8 +90,29 @@ def bench_starts(image: str, url: str, starts: int) -> None:
     row("container start -> Calc window + UNO p50", f"{percentile(calc_s, 50) * 1000:.0f} ms", "")
 
 
+def bench_local_baseline(resets: int) -> float:
+    """The same reset on the local backend (kill apps, wipe home, Calc): the like-for-like baseline."""
+    backend = LocalBackend()
+    try:
+        client = launch_calc(backend.start())
+        seconds = []
+        for _ in range(resets):
+            began = time.perf_counter()
+            client.kill_apps()
+            client.exec(WIPE_HOME, shell=True)
+            client.launch_app("calc", timeout=60)
+            seconds.append(time.perf_counter() - began)
+        client.close()
+    finally:
+        backend.close()
+    row(
+        "reset (local backend) + Calc ready p50", f"{percentile(seconds, 50) * 1000:.0f} ms", "same steps, no container"
+    )
+    return percentile(seconds, 50)
+
+
 def bench_reset_modes(image: str, url: str, resets: int) -> dict[str, float]:
-    p50 = {}
+    p50 = {"local": bench_local_baseline(resets)}
     for mode in ("restart_apps", "recreate"):
         backend = ContainerBackend(image=image, base_url=url, reset_mode=mode)
         try:
@@ -105,6 +127,7 @@ def bench_reset_modes(image: str, url: str, resets: int) -> dict[str, float]:
             row(f"reset ({mode}) + Calc ready p50", f"{p50[mode] * 1000:.0f} ms", note)
         finally:
             backend.close()
+    row("restart_apps / local", f"{p50['restart_apps'] / p50['local']:.2f}x", "container overhead on a reset")
     row("recreate / restart_apps", f"{p50['recreate'] / p50['restart_apps']:.1f}x", "slower")
     return p50
 
@@ -132,6 +155,19 @@ def bench_env_and_memory(image: str, url: str, resets: int) -> None:
     finally:
         env.close()
         backend.close()
+    shared = ContainerBackend(image=image, base_url=url, share_shm=True)
+    try:
+        client = GuestClient(shared.start().address, token=shared.start().token)
+        client.launch_app("terminal")
+        shots = []
+        for _ in range(50):
+            began = time.perf_counter()
+            client.screenshot()
+            shots.append(time.perf_counter() - began)
+        row("screenshot raw via guest, share_shm=True p50", f"{statistics.median(shots) * 1000:.2f} ms", "/dev/shm")
+        client.close()
+    finally:
+        shared.close()
 
 
 def main() -> None:
@@ -141,7 +177,8 @@ def main() -> None:
     args = parser.parse_args()
     url = podman_service.start_podman_service()
     image = build_image(engine="podman", offline=True)
-    print(f"desktop-gym container backend benchmark ({os.cpu_count()} cores, {image})")
+    load = os.getloadavg()[0]
+    print(f"desktop-gym container backend benchmark ({os.cpu_count()} cores, load {load:.1f}, {image})")
     bench_starts(image, url, args.starts)
     bench_reset_modes(image, url, args.resets)
     bench_env_and_memory(image, url, args.resets)

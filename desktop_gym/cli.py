@@ -91,6 +91,16 @@ def cmd_image_build(args: argparse.Namespace) -> int:
     """Build the desktop image for the container backend (skipped when up to date)."""
     from .images import ImageBuildError, build_image
 
+    if args.qemu_small:
+        from .images.qemu_guest import build_guest_image
+
+        try:
+            image = build_guest_image(force=args.force)
+        except ImageBuildError as error:
+            print(f"qemu guest build failed: {error}", file=sys.stderr)
+            return 1
+        print(image.disk)
+        return 0
     try:
         tag = build_image(engine=args.engine, offline=args.offline, tag=args.tag, force=args.force)
     except ImageBuildError as error:
@@ -121,6 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     image_build.add_argument("--offline", action="store_true", help="debootstrap + import, no registry needed")
     image_build.add_argument("--tag", default=None, help="extra tag for the image (e.g. desktop-gym:latest)")
     image_build.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    image_build.add_argument(
+        "--qemu-small", action="store_true", help="the small headless guest disk for the qemu backend (cached)"
+    )
     image_build.set_defaults(handler=cmd_image_build)
     args = parser.parse_args(argv)
     return int(args.handler(args))

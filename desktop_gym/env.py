@@ -98,6 +98,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             raise ValueError(f"app_info_max_chars must be at least 4, got {app_info_max_chars}")
         self.app_info_max_chars = app_info_max_chars
         self._offered_apps = self.exposure.offered_apps("")
+        self._observed_focus: dict[str, Any] | None = None  # app_info of the focus at the last observation
         self.max_steps = max_steps
         self.a11y_max_nodes = a11y_max_nodes
         self.settle_timeout = settle_timeout
@@ -217,8 +218,9 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             return ActionOutcome(result=None, error=str(error), terminal=False, success=None)
         results: list[str] = []
         outcome = ActionOutcome(result=None, error=None, terminal=False, success=None)
-        for typed in actions:
-            refusal = self._refusal(typed)
+        for index, typed in enumerate(actions):
+            # The first action answers the observation (its focus); later ones follow earlier actions.
+            refusal = self._refusal(typed, self._observed_focus if index == 0 else None)
             if refusal is not None:
                 outcome = ActionOutcome(error=refusal)
                 break
@@ -231,13 +233,16 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             result="\n".join(results) or None, error=outcome.error, terminal=outcome.terminal, success=outcome.success
         )
 
-    def _refusal(self, action: Action) -> str | None:
-        """Why the action mode or the API scope refuses ``action`` (None: it may run)."""
+    def _refusal(self, action: Action, focused: dict[str, Any] | None) -> str | None:
+        """Why the action mode or the API scope refuses ``action`` (None: it may run).
+
+        ``focused`` is the focused app as observed; None asks the guest.
+        """
         refusal = self.exposure.mode_refusal(action)
         if refusal is None and isinstance(action, ApiCall) and self.exposure.needs_focus_check(action):
             assert self._client is not None
-            try:  # the focus now, not at the last observation: an earlier action may have moved it
-                focused = self._client.app_info(max_chars=0)
+            try:
+                focused = focused or self._client.app_info(max_chars=0)
                 refusal = self.exposure.focus_refusal(action, focused, self._client.apps)
             except GuestError:
                 return None  # the call itself reports what is wrong with the desktop
@@ -329,6 +334,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             if info is None and chars:  # the app failed to summarise itself; the focus is still worth knowing
                 info = self._safe(lambda: self._client.app_info(max_chars=0))
         self._offered_apps = self.exposure.offered_apps(info["app"] if info else "")
+        self._observed_focus = info
         if "app_info" in parts:
             observation["app_info"] = info["summary"][: self.app_info_max_chars] if info else ""
         if "api" in parts:

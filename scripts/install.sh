@@ -19,6 +19,8 @@ APT_PACKAGES=(
   python3-venv python3-dev gcc procps
   # the container backend: podman (Docker API via `podman system service`) and the offline image build
   podman runc catatonit debootstrap
+  # the qemu backend: the VM, qcow2 tools, and mkfs.ext4 -d for the guest disk build
+  qemu-system-x86 qemu-utils e2fsprogs
 )
 
 if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi
@@ -47,8 +49,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "== venv: creating .venv with $($PYTHON --version)"
   "$PYTHON" -m venv .venv
 fi
-echo "== pip: installing desktop-gym[guest,dev]"
+echo "== pip: installing desktop-gym[guest,dev,qemu]"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[guest,dev]"
+.venv/bin/python -m pip install -q -e ".[guest,dev,qemu]"
 .venv/bin/python -m desktop_gym.sysdeps
 .venv/bin/desktop-gym doctor

@@ -1,7 +1,7 @@
 """Starter suite: one Calc, one Writer and one terminal task, each a seeded family.
 
-Every task here has a keyboard-only GUI oracle (no coordinates) and a verifier that reads the
-real saved file from the desktop.
+Every task here has a keyboard-only GUI oracle (no coordinates), an API oracle (CalcTools,
+WriterTools, OSTools) and a verifier that reads the real saved file from the desktop.
 """
 
 from __future__ import annotations

@@ -37,6 +37,15 @@ def _container(**kwargs) -> Backend:
 _BACKENDS["container"] = _container
 
 
+def _qemu(**kwargs) -> Backend:
+    from .qemu import QemuBackend
+
+    return QemuBackend(**kwargs)
+
+
+_BACKENDS["qemu"] = _qemu
+
+
 def make_backend(name: str = "local", **kwargs) -> Backend:
     """Create a backend by name (``"local"``, or any registered name).
 

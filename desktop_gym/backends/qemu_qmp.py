@@ -59,7 +59,10 @@ class QmpConnection:
                 waited += 0.05
                 if not alive() or waited > timeout:
                     future.cancel()
-                    raise QmpError("QEMU exited before connecting to QMP" if not alive() else "QMP accept timed out")
+                    reason = "QEMU exited before connecting to QMP" if not alive() else "QMP accept timed out"
+                    raise QmpError(reason) from None
+            except Exception as exc:  # noqa: BLE001 - ConnectError and friends: QEMU hung up
+                raise QmpError(f"QMP negotiation with QEMU failed: {exc}") from None
 
     def execute(self, command: str, arguments: dict[str, Any] | None = None, timeout: float = 120.0) -> Any:
         """Run one QMP command and return its ``return`` value.

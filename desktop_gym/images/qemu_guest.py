@@ -16,6 +16,7 @@ tcp:0.0.0.0:7070``. The guest has no X display: ping, exec, files and API tools 
 
 from __future__ import annotations
 
+import configparser
 import hashlib
 import json
 import os
@@ -47,6 +48,18 @@ UNUSED_MODULES = (
     "drivers/input", "drivers/isdn", "drivers/mtd", "drivers/nfc", "drivers/platform", "sound", "net/wireless",
     "net/mac80211", "net/bluetooth", "fs/ocfs2", "fs/btrfs", "fs/xfs", "fs/nfs", "fs/smb", "fs/gfs2",
 )  # fmt: skip
+# The initrd holds only what mounts a virtio root (MODULES=list): smaller, built and unpacked faster.
+INITRAMFS_MODULES = ("virtio_pci", "virtio_blk", "virtio_net", "ext4", "crc32c_generic")
+# Starts the agent without running desktop_gym/__init__ (the public surface: gymnasium, tasks, env),
+# which the guest never uses: importing the server drops from ~1.8 s to ~0.4 s natively, ~5x under TCG.
+AGENT_LAUNCHER = """\
+import importlib.util, runpy, sys, types
+spec = importlib.util.find_spec("desktop_gym")
+package = types.ModuleType("desktop_gym")
+package.__path__, package.__spec__ = list(spec.submodule_search_locations), spec
+sys.modules["desktop_gym"] = package
+runpy.run_module("desktop_gym.guest", run_name="__main__", alter_sys=True)
+"""
 INIT_SCRIPT = f"""#!/bin/sh
 # PID 1 of the small desktop-gym QEMU guest: mounts, network, token, then the guest agent.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME={GUEST_HOME}
@@ -68,7 +81,7 @@ mkdir -p /run/desktop-gym {GUEST_HOME}
 cp /sys/firmware/qemu_fw_cfg/by_name/{TOKEN_FW_CFG}/raw /run/desktop-gym/token
 echo "desktop-gym-guest: starting the guest agent"
 while true; do
-  {VENV}/bin/python -m desktop_gym.guest --listen tcp:0.0.0.0:{GUEST_PORT} --home {GUEST_HOME} \\
+  {VENV}/bin/python /opt/desktop-gym/guest-agent.py --listen tcp:0.0.0.0:{GUEST_PORT} --home {GUEST_HOME} \\
     --token-file /run/desktop-gym/token --state-dir /run/desktop-gym/state
   echo "desktop-gym-guest: the guest agent exited ($?), restarting"
   sleep 1
@@ -91,7 +104,7 @@ class GuestImage:
     @property
     def append(self) -> str:
         """The kernel command line that boots it."""
-        return "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet init=/sbin/desktop-gym-init"
+        return "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet mitigations=off init=/sbin/desktop-gym-init"
 
 
 def cache_dir() -> Path:
@@ -100,15 +113,21 @@ def cache_dir() -> Path:
     return Path(base) / "desktop-gym" / "qemu"
 
 
+def _install_requires() -> list[str]:
+    config = configparser.ConfigParser()
+    config.read(REPO_ROOT / "setup.cfg")
+    return config.get("options", "install_requires", fallback="").split()
+
+
 def rootfs_key() -> str:
-    """Hash of what goes into the cached rootfs: apt list, recipe, dependencies (``setup.cfg``)."""
-    spec = json.dumps([SUITE, RECIPE_VERSION, APT_PACKAGES, EXTRA_WHEELS, UNUSED_MODULES]).encode()
-    return hashlib.sha256(spec + (REPO_ROOT / "setup.cfg").read_bytes()).hexdigest()[:12]
+    """Hash of what goes into the cached rootfs: apt list, recipe, the package's dependencies."""
+    spec = [SUITE, RECIPE_VERSION, APT_PACKAGES, EXTRA_WHEELS, UNUSED_MODULES, INITRAMFS_MODULES, _install_requires()]
+    return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:12]
 
 
 def guest_key(source_root: Path = REPO_ROOT) -> str:
     """Hash of the guest disk: the rootfs key, the init script and the package sources."""
-    digest = hashlib.sha256(f"{rootfs_key()}\0{INIT_SCRIPT}".encode())
+    digest = hashlib.sha256(f"{rootfs_key()}\0{INIT_SCRIPT}\0{AGENT_LAUNCHER}".encode())
     _hash_tree(digest, source_root / "desktop_gym", "desktop_gym")
     return digest.hexdigest()[:12]
 
@@ -120,11 +139,29 @@ def guest_image(key: str | None = None) -> GuestImage:
     return GuestImage(folder / "disk.qcow2", folder / "vmlinuz", folder / "initrd.img", key)
 
 
+def latest_guest_image() -> GuestImage | None:
+    """The most recently built guest in the cache, whatever sources it was built from (``None`` if none)."""
+    built = [guest_image(path.name[len("guest-") :]) for path in cache_dir().glob("guest-*")]
+    built = [image for image in built if image.exists()]
+    return max(built, key=lambda image: image.disk.stat().st_mtime, default=None)
+
+
 def _run(argv: list[str], what: str, **kwargs) -> str:
     result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
         raise ImageBuildError(f"{what} failed (exit {result.returncode}): {result.stderr.strip()[-2000:]}")
     return result.stdout
+
+
+def _remove_tree(path: Path) -> None:
+    """``rm -rf`` a build folder, detaching first whatever is still mounted below it (a killed chroot
+    step can leave its /dev bind mount behind, and deleting through it would hit the host's /dev)."""
+    prefix = str(path.resolve()) + "/"
+    for line in Path("/proc/mounts").read_text().splitlines():
+        point = line.split()[1].replace("\\040", " ")
+        if point.startswith(prefix):
+            subprocess.run(["umount", "-l", point], capture_output=True)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _wheels(src: Path, dest: Path, deps_only: bool) -> list[Path]:
@@ -145,12 +182,17 @@ def build_rootfs(target: Path, log: Log = _print) -> None:
     if sys.version_info[:2] != (3, 11):
         raise ImageBuildError(f"wheels for the bookworm guest need Python 3.11, this is {sys.version.split()[0]}")
     partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    _remove_tree(partial)
     started = time.monotonic()
     mirror = debian.debian_mirror(SUITE)
     log(f"[1/5] debootstrap --variant=minbase {SUITE} from {mirror}")
     debian.debootstrap(partial, SUITE, mirror, log=_quiet(log, keep=("E:", "W:")))
     debian.write_apt_sources(partial, debian.suite_sources(SUITE))
+    initramfs = partial / "etc/initramfs-tools"
+    (initramfs / "conf.d").mkdir(parents=True, exist_ok=True)
+    (initramfs / "conf.d/desktop-gym").write_text("MODULES=list\nCOMPRESS=gzip\n")
+    (partial / "usr/share/initramfs-tools/modules.d").mkdir(parents=True, exist_ok=True)
+    (partial / "usr/share/initramfs-tools/modules.d/desktop-gym").write_text("\n".join(INITRAMFS_MODULES) + "\n")
     log(f"[2/5] apt-get install {' '.join(APT_PACKAGES)} ({time.monotonic() - started:.0f} s)")
     debian.chroot_apt_install(partial, APT_PACKAGES, log=_quiet(log, keep=("Setting up linux-image", "E:", "W:")))
     log(f"[3/5] venv with the guest's dependencies ({time.monotonic() - started:.0f} s)")
@@ -181,7 +223,7 @@ def _disk_from_rootfs(root: Path, image: GuestImage, log: Log) -> None:
     """ext4 via ``mkfs.ext4 -d`` (content + headroom), converted to qcow2; kernel and initrd beside it."""
     folder = image.disk.parent
     partial = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    _remove_tree(partial)
     partial.mkdir(parents=True)
     boot = root / "boot"
     shutil.copy2(next(boot.glob("vmlinuz-*")), partial / image.kernel.name)
@@ -196,7 +238,7 @@ def _disk_from_rootfs(root: Path, image: GuestImage, log: Log) -> None:
     _run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(partial / image.disk.name)], "qemu-img")
     raw.unlink()
     (partial / "manifest.json").write_text(json.dumps({"key": image.key, "rootfs": rootfs_key(), "apt": APT_PACKAGES}))
-    shutil.rmtree(folder, ignore_errors=True)
+    _remove_tree(folder)
     partial.rename(folder)
 
 
@@ -219,7 +261,7 @@ def build_guest_image(force: bool = False, log: Log = _print) -> GuestImage:
     cache_dir().mkdir(parents=True, exist_ok=True)
     rootfs = cache_dir() / f"rootfs-{rootfs_key()}"
     if not rootfs.is_dir() or force:
-        shutil.rmtree(rootfs, ignore_errors=True)
+        _remove_tree(rootfs)
         log(f"building the qemu guest rootfs {rootfs.name} (debootstrap + kernel, a few minutes)")
         build_rootfs(rootfs, log)
     else:
@@ -237,10 +279,18 @@ def build_guest_image(force: bool = False, log: Log = _print) -> GuestImage:
         with debian.chroot_mounts(root):
             debian.chroot_run(
                 root,
-                [f"{VENV}/bin/pip", "install", "-q", "--no-index", "--no-deps", *(f"/tmp/wheels/{w.name}" for w in own)],
+                [
+                    f"{VENV}/bin/pip",
+                    "install",
+                    "-q",
+                    "--no-index",
+                    "--no-deps",
+                    *[f"/tmp/wheels/{w.name}" for w in own],
+                ],
                 what="pip install of desktop-gym in the chroot",
             )
         shutil.rmtree(wheels)
+        (root / "opt/desktop-gym/guest-agent.py").write_text(AGENT_LAUNCHER)
         init = root / "sbin/desktop-gym-init"
         init.write_text(INIT_SCRIPT)
         init.chmod(0o755)
@@ -257,6 +307,6 @@ def prune(keep: set[str]) -> list[str]:
         stale_guest = path.name.startswith("guest-") and path.name[len("guest-") :] not in keep
         stale_rootfs = path.name.startswith("rootfs-") and path.name != f"rootfs-{rootfs_key()}"
         if stale_guest or stale_rootfs or path.name.endswith(".partial"):
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_tree(path)
             removed.append(path.name)
     return removed

@@ -17,6 +17,7 @@ from typing import Any
 Step = str | Callable[[Mapping[str, Any]], str]
 
 _LINE = re.compile(r"^(?P<indent> *)(?P<role>[a-z][a-z -]*?) (?P<rest>\".*)$")
+MENU_ITEMS = ("menu item", "check menu item", "radio menu item")
 _BOX = re.compile(r"@\((-?\d+),(-?\d+),(\d+),(\d+)\)$")
 
 
@@ -68,12 +69,14 @@ def parse_tree(text: str) -> list[TreeNode]:
     return nodes
 
 
-def find_node(tree: str, role: str, name: str, within: tuple[str, str] | None = None) -> TreeNode:
-    """The first on-screen node with ``role`` and ``name`` (optionally under an ancestor ``(role, name)``).
+def find_node(tree: str, role: str | tuple[str, ...], name: str, within: tuple[str, str] | None = None) -> TreeNode:
+    """The first on-screen node with ``role`` (or one of several) and ``name``, optionally under an
+    ancestor ``(role, name)``.
 
     Raises:
         A11yNodeNotFoundError: naming what was looked for.
     """
+    roles = (role,) if isinstance(role, str) else role
     inside_depth: int | None = None if within is not None else -1
     for node in parse_tree(tree):
         if within is not None:
@@ -83,13 +86,15 @@ def find_node(tree: str, role: str, name: str, within: tuple[str, str] | None = 
                 if (node.role, node.name) == within:
                     inside_depth = node.depth
                 continue
-        if node.role == role and node.name == name and node.box is not None:
+        if node.role in roles and node.name == name and node.box is not None:
             return node
     where = f" inside {within[0]} {within[1]!r}" if within else ""
-    raise A11yNodeNotFoundError(f"no on-screen {role} {name!r}{where} in the accessibility tree")
+    raise A11yNodeNotFoundError(f"no on-screen {' or '.join(roles)} {name!r}{where} in the accessibility tree")
 
 
-def click_node(role: str, name: str, within: tuple[str, str] | None = None) -> Callable[[Mapping[str, Any]], str]:
+def click_node(
+    role: str | tuple[str, ...], name: str, within: tuple[str, str] | None = None
+) -> Callable[[Mapping[str, Any]], str]:
     """A step that clicks the centre of the node ``role "name"`` found in the observation's tree."""
 
     def step(observation: Mapping[str, Any]) -> str:
@@ -102,11 +107,11 @@ def click_node(role: str, name: str, within: tuple[str, str] | None = None) -> C
 def menu_path(*names: str) -> list[Step]:
     """Steps that open the menu bar's ``names[0]`` menu and click down to the item ``names[-1]``.
 
-    Intermediate names are submenus (``menu`` nodes); the last is a ``menu item``.
+    Intermediate names are submenus (``menu`` nodes); the last is a (check / radio) ``menu item``.
     """
     steps: list[Step] = [click_node("menu", names[0], within=("menu bar", ""))]
     steps.extend(click_node("menu", name) for name in names[1:-1])
-    steps.append(click_node("menu item", names[-1]))
+    steps.append(click_node(MENU_ITEMS, names[-1]))
     return steps
 
 

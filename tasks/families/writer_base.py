@@ -131,9 +131,9 @@ def tree_nodes(tree: str) -> list[dict[str, Any]]:
 
 
 def find_node(
-    tree: str, role: str, name: str, within: tuple[str, str] | None = None, enabled: bool = True
+    tree: str, role: str, name: str | None, within: tuple[str, str] | None = None, enabled: bool = True
 ) -> dict[str, Any] | None:
-    """The first on-screen node with ``role`` and ``name`` (inside ``within`` = (role, name)).
+    """The first on-screen node with ``role`` and ``name`` (any name when None) inside ``within`` = (role, name).
 
     With ``enabled``, disabled nodes are skipped.
     """
@@ -148,13 +148,13 @@ def find_node(
         if within is not None and node["depth"] <= depth:
             return None
         usable = not enabled or "[disabled]" not in node["rest"]
-        if node["role"] == role and node["name"] == name and node["box"] and usable:
+        if node["role"] == role and name in (None, node["name"]) and node["box"] and usable:
             return node
     return None
 
 
 def click_node(
-    role: str, name: str, within: tuple[str, str] | None = None
+    role: str, name: str | None, within: tuple[str, str] | None = None
 ) -> Callable[[Mapping[str, Any]], str | None]:
     """A step that clicks the centre of a node found in the observation's a11y tree (None: not there yet)."""
 
@@ -217,7 +217,7 @@ class GuiScript:
             (it then plays ``fail()``, so a broken oracle shows as a failed episode).
     """
 
-    def __init__(self, steps: Sequence[Step], retries: int = 4) -> None:
+    def __init__(self, steps: Sequence[Step], retries: int = 8) -> None:
         self._steps = list(steps)
         self._index = 0
         self._retries = retries

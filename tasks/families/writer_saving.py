@@ -12,7 +12,7 @@ from ...verifiers.result import VerifierResult
 from ...verifiers.writer_extra import verify_document_format, verify_pdf_document
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..registry import register_task
-from .writer_base import DONE, KEYWORDS, TITLES, WriterDocumentTask, title
+from .writer_base import DONE, KEYWORDS, TITLES, GuiScript, Step, WriterDocumentTask, click_node, keys, title, typed
 
 
 class SaveAs(WriterDocumentTask):
@@ -49,6 +49,26 @@ class SaveAs(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return ScriptedPolicy([f"WriterTools.save(path={params['target']!r})", DONE])
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # The GTK file chooser opens in the document's folder (~/Documents) with its name field focused.
+        name = params["target"].rsplit("/", 1)[-1]
+        if params["file_format"] == "pdf":  # File > Export As > Export Directly as PDF: a chooser set to PDF
+            chooser = ("file chooser", "Export")
+            opening: list[Step] = [
+                keys("alt", "f"),
+                click_node("menu", "Export As"),
+                click_node("menu item", "Export Directly as PDF"),
+            ]
+        else:  # File > Save As (ctrl+shift+s), then pick the ODF file type
+            chooser = ("file chooser", "Save")
+            opening = [
+                keys("ctrl", "shift", "s"),
+                click_node("combo box", None, within=chooser),
+                click_node("menu item", "ODF Text Document (.odt)"),
+            ]
+        naming = [click_node("text", "", within=chooser), keys("ctrl", "a"), typed(name + "\n")]
+        return GuiScript([*opening, *naming, DONE])
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "target": params["target"].replace("~/Documents/", "~/")}

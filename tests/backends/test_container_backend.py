@@ -171,3 +171,26 @@ def test_close_removes_container_and_folder(image: str, engine_url: str) -> None
     assert backend.containers_named(handle.info["container"]) == []
     assert workdir is not None and not workdir.exists()
     assert not handle.is_alive()
+
+
+def test_cli_image_build_is_skipped_when_up_to_date(image: str, capsys) -> None:
+    from desktop_gym.cli import main
+
+    assert main(["image", "build", "--offline", "--engine", "podman"]) == 0
+    out = capsys.readouterr().out
+    assert f"image {image} is up to date" in out and out.strip().endswith(image)
+
+
+def test_shared_memory_screenshots_when_asked(image: str, engine_url: str) -> None:
+    backend = ContainerBackend(image=image, base_url=engine_url, share_shm=True)
+    try:
+        handle = backend.start()
+        client = GuestClient(handle.address, token=handle.token)
+        client.launch_app("terminal")
+        shot = client.screenshot()
+        assert shot.shape == (720, 1280, 3) and shot.max() > shot.min()
+        # The guest wrote into the client's /dev/shm frame instead of refusing it (then bytes would be sent).
+        assert client._shared_frame is not None and client._try_shared_frame
+        client.close()
+    finally:
+        backend.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from desktop_gym.actions import ActionSet, ApiCall, Click, Done, Wait
@@ -65,3 +67,15 @@ def test_bad_mode_and_scope_are_named():
         exposure("mixed")
     with pytest.raises(ValueError, match="unknown api_scope 'visible'"):
         exposure(scope="visible")
+
+
+def test_every_offered_api_schema_parses_back_as_a_json_tool_call():
+    hybrid = exposure()
+    names = [schema["function"]["name"] for schema in hybrid.tool_schemas(["calc", "os"])]
+    api_names = [name for name in names if "__" in name]
+    assert len(api_names) > 40
+    for name in api_names:  # the parser resolves names; the guest checks the arguments
+        tools, method = name.split("__")
+        assert hybrid.parser.parse(json.dumps({"name": name, "arguments": {}})) == [ApiCall(tools, method, {})]
+    call = hybrid.parser.parse(json.dumps({"name": "OSTools__path_exists", "arguments": {"path": "~"}}))
+    assert call == [ApiCall("OSTools", "path_exists", {"path": "~"})]

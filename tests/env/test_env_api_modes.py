@@ -27,7 +27,7 @@ class CalcWriteOneCell(Task):
     id = "apimodes.calc_write_one_cell"
     instruction_template = "In the open spreadsheet, write {value} into cell {cell}."
     apps = ("calc",)
-    max_steps = 5
+    max_steps = 8
     path = "~/Documents/cells.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -50,6 +50,15 @@ class CalcWriteOneCell(Task):
         return ScriptedPolicy(
             [f"CalcTools.set_cell_value(cell={params['cell']!r}, value={params['value']})", "exit(success=True)"]
         )
+
+    # A complete task (GUI oracle, perturbation) in case a check over every registered task meets it.
+    def gui_oracle(self, params: dict[str, Any]) -> ScriptedPolicy:
+        keys = ['hotkey(keys=["ctrl", "home"])', 'press(key="right")', 'press(key="right")']
+        keys += ['press(key="down")', 'press(key="down")']  # C3
+        return ScriptedPolicy([*keys, f"type(text='{params['value']}\\n')", "exit(success=True)"])
+
+    def perturb(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "value": params["value"] + 1}
 
 
 register_task(CalcWriteOneCell.id, CalcWriteOneCell)
@@ -202,3 +211,29 @@ def test_unknown_modes_are_rejected_by_name(backend):
         make_env(backend, action_mode="both")
     with pytest.raises(ValueError, match="api_scope 'some'"):
         make_env(backend, api_scope="some")
+
+
+def play(env: DesktopEnv, policy_for: Any, seed: int) -> dict[str, Any]:
+    observation, info = env.reset(seed=seed)
+    policy = policy_for(info["params"])
+    for _ in range(info["max_steps"]):
+        observation, _, terminated, truncated, step_info = env.step(policy(observation))
+        if terminated or truncated:
+            return step_info
+    raise AssertionError("the policy did not end the episode")
+
+
+def test_gui_oracle_in_gui_mode_and_a_perturbed_api_oracle(backend):
+    task = CalcWriteOneCell()
+    gui_only = make_env(backend, action_mode="gui")
+    try:
+        info = play(gui_only, task.gui_oracle, seed=7)
+        assert info["success"], info["verifier"]
+    finally:
+        gui_only.close()
+    hybrid = make_env(backend)
+    try:
+        info = play(hybrid, lambda params: task.perturbed_oracle(params, np.random.default_rng(0)), seed=7)
+        assert not info["success"] and "expected" in info["verifier"]["reason"]
+    finally:
+        hybrid.close()

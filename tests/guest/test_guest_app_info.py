@@ -36,3 +36,17 @@ def test_focused_calc_then_terminal(guest: GuestClient) -> None:
     assert focused["window_id"] == terminal.window_id
     named = guest.app_info("CalcTools")  # a named app answers even without the focus
     assert named["app"] == "calc" and "changed-live" in named["summary"]
+
+
+def test_focused_writer_and_impress_summaries(guest: GuestClient) -> None:
+    from desktop_gym.tasks.artifacts import docx_bytes, pptx_bytes
+
+    guest.launch_app("writer", guest.put_file("~/info.docx", docx_bytes(["a paragraph to find"], heading="Head")))
+    info = guest.app_info()
+    assert (info["app"], info["tool_class"]) == ("writer", "WriterTools")
+    assert "a paragraph to find" in info["summary"]
+    slides = [{"layout": "Title and Content", "title": "Slide title to find", "body": ["point"]}]
+    guest.launch_app("impress", guest.put_file("~/info.pptx", pptx_bytes(slides)))
+    info = guest.app_info()
+    assert (info["app"], info["tool_class"]) == ("impress", "ImpressTools")
+    assert "Slide title to find" in info["summary"]

@@ -54,6 +54,8 @@ PROFILE_SETTINGS: tuple[tuple[str, str, str, str], ...] = (
     ("/org.openoffice.Office.Recovery/RecoveryInfo", "Enabled", "xs:boolean", "false"),
     # Java: slow start, "no JRE" dialogs.
     ("/org.openoffice.Office.Java/VirtualMachine", "Enable", "xs:boolean", "false"),
+    # A new presentation (open_app("impress")) would start behind a modal "Select a Template" dialog.
+    ("/org.openoffice.Office.Impress/Misc", "StartWithTemplate", "xs:boolean", "false"),
 )
 
 

@@ -1,0 +1,367 @@
+"""A desktop guest in a QEMU VM, with whole-machine snapshots (``savevm``/``loadvm`` over QMP).
+
+Each backend instance boots the built guest (``desktop-gym image build --qemu-small``) from a
+per-VM qcow2 overlay on the read-only base disk, with ``-kernel/-initrd`` (no bootloader). The
+guest agent listens on TCP inside; QEMU's user network forwards one port on 127.0.0.1 to it
+(``restrict=on``: the guest reaches nothing outside). The session token travels through
+``fw_cfg``, so it is on no command line. KVM is used when ``/dev/kvm`` can create a VM, TCG
+otherwise.
+
+Snapshots are internal to the overlay and hold RAM + disk: :meth:`QemuBackend.restore` puts the
+whole machine back, running processes included (~0.1-0.5 s). A client connected before a restore
+must reconnect (its TCP connection belongs to the machine state that was thrown away).
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import functools
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from ..guest.client import GuestClient
+from ..guest.types import GuestError
+from .base import Backend, BackendError, DesktopHandle
+from .qemu_qmp import QmpConnection, QmpError
+
+BUILD_HINT = "desktop-gym image build --qemu-small"
+QEMU = "qemu-system-x86_64"
+KVM_GET_API_VERSION = 0xAE00
+DEFAULT_SNAPSHOT = "clean"
+_SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def _kvm_device_opens(device: str) -> bool:
+    try:
+        fd = os.open(device, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return fcntl.ioctl(fd, KVM_GET_API_VERSION, 0) == 12
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def kvm_usable(device: str = "/dev/kvm") -> bool:
+    """Whether QEMU can run a KVM vCPU here (cached per process).
+
+    An openable ``/dev/kvm`` is not enough: under nested virtualization QEMU may abort while setting
+    up the vCPU (seen: "failed to set MSR 0x10a"). So a paused VM is started and asked to quit over
+    QMP; only a clean exit counts.
+    """
+    if not _kvm_device_opens(device) or shutil.which(QEMU) is None:
+        return False
+    probe = [QEMU, "-accel", "kvm", "-cpu", "host", "-machine", "pc", "-nodefaults", "-display", "none"]
+    probe += ["-m", "16", "-S", "-qmp", "stdio"]
+    try:
+        result = subprocess.run(
+            probe,
+            input='{"execute":"qmp_capabilities"}\n{"execute":"quit"}\n',
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except subprocess.TimeoutExpired:
+        return False
+    return result.returncode == 0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class QemuBackend(Backend):
+    """A guest agent in a QEMU VM; :meth:`snapshot`, :meth:`restore` and ``reset_desktop`` = restore.
+
+    Args:
+        image: A built :class:`~desktop_gym.images.qemu_guest.GuestImage`; ``None`` = this checkout's.
+        memory_mb: Guest RAM.
+        cpus: Guest vCPUs.
+        accel: ``"auto"`` (KVM when usable, else TCG), ``"kvm"`` or ``"tcg"``.
+        build_image: Build the guest image (cached) when it is missing, instead of raising.
+        startup_timeout: Seconds allowed for the guest agent to answer after QEMU starts.
+        snapshot_on_start: Take snapshot ``"clean"`` once the guest answers (what ``reset_desktop`` restores).
+    """
+
+    name = "qemu"
+    width = 0  # the small guest is headless
+    height = 0
+
+    def __init__(
+        self,
+        image=None,
+        memory_mb: int = 256,
+        cpus: int = 1,
+        accel: str = "auto",
+        build_image: bool = False,
+        startup_timeout: float = 120.0,
+        snapshot_on_start: bool = True,
+    ) -> None:
+        if accel not in ("auto", "kvm", "tcg"):
+            raise ValueError(f"unknown accel {accel!r} (choose auto, kvm or tcg)")
+        self.image = image
+        self.memory_mb, self.cpus = memory_mb, cpus
+        self.accel = accel
+        self.build_image = build_image
+        self.startup_timeout = startup_timeout
+        self.snapshot_on_start = snapshot_on_start
+        self.workdir: Path | None = None
+        self._proc: subprocess.Popen | None = None
+        self._qmp: QmpConnection | None = None
+        self._handle: DesktopHandle | None = None
+        self.snapshots: list[str] = []
+        self.timings: dict[str, float] = {}
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def _guest_image(self):
+        from ..images.qemu_guest import build_guest_image, guest_image, latest_guest_image
+
+        if self.image is not None:
+            if not self.image.exists():
+                raise BackendError(f"the qemu guest image {self.image.disk} is missing: run `{BUILD_HINT}`")
+            return self.image
+        image = guest_image()
+        if image.exists():
+            return image
+        if self.build_image:
+            return build_guest_image()
+        stale = latest_guest_image()
+        if stale is None:
+            raise BackendError(f"the qemu guest image is not built ({image.disk} is missing): run `{BUILD_HINT}`")
+        warnings.warn(
+            f"using qemu guest {stale.key}, built from other sources than this checkout's ({image.key}): "
+            f"rebuild with `{BUILD_HINT}`",
+            stacklevel=3,
+        )
+        return stale
+
+    def start(self) -> DesktopHandle:
+        """Boot the VM (or return the running one) once its guest agent answers.
+
+        Raises:
+            BackendError: QEMU or the guest image is missing, QEMU exited, or the guest did not
+                answer within ``startup_timeout`` (the console tail is in the message).
+        """
+        if self._handle is not None:
+            if self.is_alive():
+                return self._handle
+            self.close()
+        if shutil.which(QEMU) is None:
+            raise BackendError(f"{QEMU} is not installed: apt-get install qemu-system-x86 qemu-utils")
+        image = self._guest_image()
+        atexit.register(self.close)
+        try:
+            self._handle = self._boot(image)
+            if self.snapshot_on_start:
+                self.snapshot(DEFAULT_SNAPSHOT)
+        except BaseException:
+            self.close()
+            raise
+        return self._handle
+
+    def _accel(self) -> str:
+        if self.accel == "auto":
+            return "kvm" if kvm_usable() else "tcg"
+        if self.accel == "kvm" and not kvm_usable():
+            raise BackendError("accel='kvm' but /dev/kvm cannot create a VM here (use accel='tcg' or 'auto')")
+        return self.accel
+
+    def _boot(self, image) -> DesktopHandle:
+        started = time.monotonic()
+        self.workdir = Path(tempfile.mkdtemp(prefix="dg-qemu-", dir="/tmp"))  # short: holds a unix socket
+        overlay, token_file = self.workdir / "overlay.qcow2", self.workdir / "token"
+        result = subprocess.run(
+            ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(image.disk), str(overlay)],
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            raise BackendError(f"qemu-img create of the overlay over {image.disk} failed: {result.stderr.strip()}")
+        token = secrets.token_hex(16)
+        token_file.touch(mode=0o600)
+        token_file.write_text(token)
+        accel, port = self._accel(), _free_port()
+        qmp_socket = self.workdir / "qmp.sock"
+        self._qmp = QmpConnection(f"qemu-{self.workdir.name}")
+        self._qmp.listen(str(qmp_socket))
+        argv = [
+            QEMU, "-nodefaults", "-no-user-config", "-display", "none",
+            "-machine", f"pc,accel={accel}", "-cpu", "host" if accel == "kvm" else "max",
+            "-m", str(self.memory_mb), "-smp", str(self.cpus),
+            "-kernel", str(image.kernel), "-initrd", str(image.initrd), "-append", image.append,
+            "-drive", f"file={overlay},if=virtio,format=qcow2,cache=unsafe,discard=unmap",
+            "-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-10.0.2.15:7070",
+            "-device", "virtio-net-pci,netdev=net0",
+            "-fw_cfg", f"name=opt/org.desktop-gym/token,file={token_file}",
+            "-serial", f"file:{self.workdir / 'console.log'}",
+            "-chardev", f"socket,id=qmp,path={qmp_socket}", "-mon", "chardev=qmp,mode=control",
+        ]  # fmt: skip
+        with open(self.workdir / "qemu.log", "wb") as log:
+            self._proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+            )
+        deadline = time.monotonic() + self.startup_timeout
+        try:
+            self._qmp.accept(timeout=30.0, alive=self.is_alive)
+        except QmpError as exc:
+            raise BackendError(f"{exc}; qemu log: {self._tail('qemu.log')!r}") from None
+        address = f"ipv4:127.0.0.1:{port}"
+        self._wait_for_guest(address, token, deadline)
+        self.timings["boot_s"] = time.monotonic() - started
+        return DesktopHandle(
+            address=address,
+            token=token,
+            width=self.width,
+            height=self.height,
+            info={
+                "backend": self.name,
+                "pid": self._proc.pid,
+                "accel": accel,
+                "port": port,
+                "image": image.key,
+                "overlay": str(overlay),
+                "console": str(self.workdir / "console.log"),
+            },
+            alive_check=self.is_alive,
+        )
+
+    def _tail(self, name: str, chars: int = 1500) -> str:
+        try:
+            return (self.workdir / name).read_text(errors="replace")[-chars:].strip()  # type: ignore[operator]
+        except OSError:
+            return ""
+
+    def _wait_for_guest(self, address: str, token: str, deadline: float) -> None:
+        client = GuestClient(address, token=token, timeout=2.0)
+        try:
+            while True:
+                try:
+                    client.wait_ready(timeout=1.0)
+                    return
+                except GuestError:
+                    if not self.is_alive():
+                        raise BackendError(
+                            f"qemu exited with code {self._proc.returncode if self._proc else None}; "
+                            f"log: {self._tail('qemu.log')!r}; console: {self._tail('console.log')!r}"
+                        ) from None
+                    if time.monotonic() > deadline:
+                        raise BackendError(
+                            f"the guest agent in the VM did not answer at {address} within "
+                            f"{self.startup_timeout:.0f} s; console: {self._tail('console.log')!r}"
+                        ) from None
+        finally:
+            client.close()
+
+    # -- snapshots -------------------------------------------------------------------------------
+
+    def _monitor(self) -> QmpConnection:
+        if self._qmp is None or self._handle is None or not self.is_alive():
+            raise BackendError("the VM is not running: call start() first")
+        return self._qmp
+
+    @staticmethod
+    def _check_name(name: str) -> None:
+        if not _SNAPSHOT_NAME.fullmatch(name):
+            raise ValueError(f"snapshot name {name!r} must be 1-64 letters, digits, '_', '.' or '-'")
+
+    def snapshot(self, name: str = DEFAULT_SNAPSHOT) -> float:
+        """Save the whole machine (RAM + disk) as snapshot ``name`` (replacing one of that name); return seconds.
+
+        Raises:
+            BackendError: the VM is not running or QEMU refused (its message is included).
+        """
+        self._check_name(name)
+        started = time.monotonic()
+        output = self._monitor().hmp(f"savevm {name}")
+        if output.strip():
+            raise BackendError(f"savevm {name} failed: {output.strip()}")
+        if name not in self.snapshots:
+            self.snapshots.append(name)
+        self.timings["snapshot_s"] = elapsed = time.monotonic() - started
+        return elapsed
+
+    def restore(self, name: str = DEFAULT_SNAPSHOT) -> DesktopHandle:
+        """Put the machine back to snapshot ``name`` and return the handle once the guest answers.
+
+        Raises:
+            BackendError: unknown snapshot, QEMU refused, or the guest did not answer afterwards.
+        """
+        self._check_name(name)
+        if name not in self.snapshots:
+            raise BackendError(f"no snapshot {name!r} in this VM (taken: {', '.join(self.snapshots) or 'none'})")
+        started = time.monotonic()
+        output = self._monitor().hmp(f"loadvm {name}")
+        if output.strip():
+            raise BackendError(f"loadvm {name} failed: {output.strip()}")
+        assert self._handle is not None and self._handle.token is not None
+        self._wait_for_guest(self._handle.address, self._handle.token, time.monotonic() + self.startup_timeout)
+        self.timings["restore_s"] = time.monotonic() - started
+        return self._handle
+
+    def reset_desktop(self) -> DesktopHandle:
+        """Restore the ``"clean"`` snapshot (taken at start), or the latest one taken."""
+        if not self.snapshots:
+            raise BackendError("no snapshot to reset to: start with snapshot_on_start=True or call snapshot()")
+        return self.restore(DEFAULT_SNAPSHOT if DEFAULT_SNAPSHOT in self.snapshots else self.snapshots[-1])
+
+    # -- health and teardown ---------------------------------------------------------------------
+
+    def is_alive(self) -> bool:
+        """Whether the QEMU process runs."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the QEMU process (0 when not running)."""
+        if not self.is_alive():
+            return 0
+        assert self._proc is not None
+        for line in Path(f"/proc/{self._proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Kill QEMU and remove the overlay (and its snapshots).
+
+        Raises:
+            BackendError: the QEMU process survived SIGKILL for ``timeout`` seconds.
+        """
+        atexit.unregister(self.close)
+        self._handle = None
+        self.snapshots = []
+        survivor = None
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                try:
+                    os.killpg(self._proc.pid, signal.SIGKILL)  # the overlay is thrown away: no clean shutdown
+                except ProcessLookupError:
+                    pass
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                survivor = self._proc.pid
+            self._proc = None
+        if self._qmp is not None:
+            self._qmp.close()
+            self._qmp = None
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
+        if survivor is not None:
+            raise BackendError(f"qemu process {survivor} survived SIGKILL")
