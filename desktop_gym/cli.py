@@ -91,11 +91,12 @@ def cmd_image_build(args: argparse.Namespace) -> int:
     """Build the desktop image for the container backend (skipped when up to date)."""
     from .images import ImageBuildError, build_image
 
-    if args.qemu_small:
+    if args.qemu_small or args.qemu:
         from .images.qemu_guest import build_guest_image
+        from .images.qemu_recipes import DESKTOP, SMALL
 
         try:
-            image = build_guest_image(force=args.force)
+            image = build_guest_image(DESKTOP if args.qemu else SMALL, force=args.force)
         except ImageBuildError as error:
             print(f"qemu guest build failed: {error}", file=sys.stderr)
             return 1
@@ -134,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     image_build.add_argument(
         "--qemu-small", action="store_true", help="the small headless guest disk for the qemu backend (cached)"
     )
+    image_build.add_argument("--qemu", action="store_true", help="the desktop guest disk for the qemu backend (KVM)")
     image_build.set_defaults(handler=cmd_image_build)
     args = parser.parse_args(argv)
     return int(args.handler(args))

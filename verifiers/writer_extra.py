@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ._load import guarded_read, is_odt, open_docx, require
-from .documents import _style_chain, find_paragraphs
+from .documents import _style_chain, find_paragraphs, paragraph_alignment
 from .registry import register_verifier
 from .result import VerifierResult
 
@@ -118,34 +118,54 @@ def verify_docx_list(
     return guarded_read("docx", check)
 
 
-def _has_page_field(element: Any) -> bool:
+def _page_field_paragraphs(area: Any) -> list[Any]:
+    """The paragraphs of a header/footer that hold a ``PAGE`` field (simple or complex field form)."""
     from docx.oxml.ns import qn
+    from docx.text.paragraph import Paragraph
 
-    for simple in element.iter(qn("w:fldSimple")):
-        if (simple.get(qn("w:instr")) or "").split()[:1] == ["PAGE"]:
-            return True
-    return any((instr.text or "").split()[:1] == ["PAGE"] for instr in element.iter(qn("w:instrText")))
+    found = []
+    for p in area._element.iter(qn("w:p")):
+        simple = any((f.get(qn("w:instr")) or "").split()[:1] == ["PAGE"] for f in p.iter(qn("w:fldSimple")))
+        complex_ = any((i.text or "").split()[:1] == ["PAGE"] for i in p.iter(qn("w:instrText")))
+        if simple or complex_:
+            found.append(Paragraph(p, area))
+    return found
 
 
 @register_verifier("docx_page_number", reads="file")
-def verify_docx_page_number(data: bytes | None, part: Literal["header", "footer"] = "footer") -> VerifierResult:
+def verify_docx_page_number(
+    data: bytes | None,
+    part: Literal["header", "footer"] = "footer",
+    alignment: Literal["left", "center", "right"] | None = None,
+) -> VerifierResult:
     """Check that a page header (or footer) of some section holds a page-number field (``PAGE``).
 
     Args:
         data: the file's bytes, or None when it does not exist.
         part: ``"header"`` or ``"footer"``.
+        alignment: also require the field's paragraph to be aligned so (``"left"``, ``"center"``, ``"right"``).
     """
     if part not in ("header", "footer"):
         raise ValueError(f"docx_page_number: part must be 'header' or 'footer', not {part!r}")
     document = open_docx(data)
 
     def check() -> VerifierResult:
+        misaligned: list[str] = []
         for index, section in enumerate(document.sections):
             for variant in ("", "first_page_", "even_page_"):
                 area = getattr(section, f"{variant}{part}")
-                if not area.is_linked_to_previous and _has_page_field(area._element):
-                    where = variant.rstrip("_") or "default"
-                    return VerifierResult.passed(f"the {where} {part} of section {index} has a page number field")
+                if area.is_linked_to_previous:
+                    continue
+                for paragraph in _page_field_paragraphs(area):
+                    found = paragraph_alignment(paragraph)
+                    if alignment is None or found == alignment:
+                        where = variant.rstrip("_") or "default"
+                        return VerifierResult.passed(f"the {where} {part} of section {index} has a page number field")
+                    misaligned.append(found)
+        if misaligned:
+            return VerifierResult.failed(
+                f"the page number in the {part} is aligned {misaligned[0]}, expected {alignment}", found=misaligned
+            )
         return VerifierResult.failed(f"no {part} holds a page number field (PAGE)")
 
     return guarded_read("docx", check)

@@ -34,7 +34,7 @@ from ..guest.types import GuestError
 from .base import Backend, BackendError, DesktopHandle
 from .qemu_qmp import QmpConnection, QmpError
 
-BUILD_HINT = "desktop-gym image build --qemu-small"
+BUILD_HINTS = {"small": "desktop-gym image build --qemu-small", "desktop": "desktop-gym image build --qemu"}
 QEMU = "qemu-system-x86_64"
 KVM_GET_API_VERSION = 0xAE00
 DEFAULT_SNAPSHOT = "clean"
@@ -90,7 +90,8 @@ class QemuBackend(Backend):
 
     Args:
         image: A built :class:`~desktop_gym.images.qemu_guest.GuestImage`; ``None`` = this checkout's.
-        memory_mb: Guest RAM.
+        flavor: Which guest when ``image`` is ``None``: ``"small"`` (headless) or ``"desktop"``.
+        memory_mb: Guest RAM; ``None`` = the flavor's default (256 MiB small, 2 GiB desktop).
         cpus: Guest vCPUs.
         accel: ``"auto"`` (KVM when usable, else TCG), ``"kvm"`` or ``"tcg"``.
         build_image: Build the guest image (cached) when it is missing, instead of raising.
@@ -99,23 +100,26 @@ class QemuBackend(Backend):
     """
 
     name = "qemu"
-    width = 0  # the small guest is headless
-    height = 0
 
     def __init__(
         self,
         image=None,
-        memory_mb: int = 256,
+        flavor: str = "small",
+        memory_mb: int | None = None,
         cpus: int = 1,
         accel: str = "auto",
         build_image: bool = False,
         startup_timeout: float = 120.0,
         snapshot_on_start: bool = True,
     ) -> None:
+        from ..images.qemu_recipes import flavor_named
+
         if accel not in ("auto", "kvm", "tcg"):
             raise ValueError(f"unknown accel {accel!r} (choose auto, kvm or tcg)")
         self.image = image
-        self.memory_mb, self.cpus = memory_mb, cpus
+        self.flavor = image.flavor if image is not None else flavor_named(flavor)
+        self.width, self.height = self.flavor.screen  # (0, 0): the small guest is headless
+        self.memory_mb, self.cpus = memory_mb or self.flavor.memory_mb, cpus
         self.accel = accel
         self.build_image = build_image
         self.startup_timeout = startup_timeout
@@ -132,21 +136,22 @@ class QemuBackend(Backend):
     def _guest_image(self):
         from ..images.qemu_guest import build_guest_image, guest_image, latest_guest_image
 
+        hint = BUILD_HINTS[self.flavor.name]
         if self.image is not None:
             if not self.image.exists():
-                raise BackendError(f"the qemu guest image {self.image.disk} is missing: run `{BUILD_HINT}`")
+                raise BackendError(f"the qemu guest image {self.image.disk} is missing: run `{hint}`")
             return self.image
-        image = guest_image()
+        image = guest_image(self.flavor)
         if image.exists():
             return image
         if self.build_image:
-            return build_guest_image()
-        stale = latest_guest_image()
+            return build_guest_image(self.flavor)
+        stale = latest_guest_image(self.flavor)
         if stale is None:
-            raise BackendError(f"the qemu guest image is not built ({image.disk} is missing): run `{BUILD_HINT}`")
+            raise BackendError(f"the qemu guest image is not built ({image.disk} is missing): run `{hint}`")
         warnings.warn(
             f"using qemu guest {stale.key}, built from other sources than this checkout's ({image.key}): "
-            f"rebuild with `{BUILD_HINT}`",
+            f"rebuild with `{hint}`",
             stacklevel=3,
         )
         return stale
@@ -202,7 +207,9 @@ class QemuBackend(Backend):
         self._qmp.listen(str(qmp_socket))
         argv = [
             QEMU, "-nodefaults", "-no-user-config", "-display", "none",
-            "-machine", f"pc,accel={accel}", "-cpu", "host" if accel == "kvm" else "max",
+            "-machine", "pc", "-cpu", "host" if accel == "kvm" else "max",
+            # TCG's translation cache defaults to 1 GiB (most of a VM's RSS): 128 MiB is plenty here.
+            "-accel", "kvm" if accel == "kvm" else "tcg,tb-size=128",
             "-m", str(self.memory_mb), "-smp", str(self.cpus),
             "-kernel", str(image.kernel), "-initrd", str(image.initrd), "-append", image.append,
             "-drive", f"file={overlay},if=virtio,format=qcow2,cache=unsafe,discard=unmap",
@@ -234,7 +241,7 @@ class QemuBackend(Backend):
                 "pid": self._proc.pid,
                 "accel": accel,
                 "port": port,
-                "image": image.key,
+                "image": f"{image.flavor.name}-{image.key}",
                 "overlay": str(overlay),
                 "console": str(self.workdir / "console.log"),
             },

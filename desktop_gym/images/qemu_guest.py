@@ -1,22 +1,22 @@
-"""The small QEMU guest: ``desktop-gym image build --qemu-small``.
+"""QEMU guest disks: ``desktop-gym image build --qemu-small`` (and ``--qemu``: the desktop flavor).
 
-A headless Debian bookworm VM disk the project builds itself, without a registry or a loop mount:
+Built without a registry or a loop mount, cached under :func:`cache_dir` in two layers:
 
-1. *rootfs* (cached by the apt list, the recipe and ``setup.cfg``): ``debootstrap --variant=minbase``
-   from this machine's apt mirror, ``linux-image-amd64`` (kernel + initrd, virtio drivers), python3,
-   and a venv at ``/opt/desktop-gym/venv`` holding the package's dependencies (wheels built here).
-2. *guest disk* (cached by the rootfs key, the package sources and the init script): a copy of the
-   rootfs + the package (``--no-deps``) + :data:`INIT_SCRIPT` as PID 1 -> ``mkfs.ext4 -d`` ->
+1. *rootfs* (keyed by the flavor's apt list, the recipe and the package's ``install_requires``):
+   ``debootstrap --variant=minbase`` from this machine's apt mirror, ``linux-image-amd64`` (kernel +
+   an initrd with the virtio modules), python3, and a venv at ``/opt/desktop-gym/venv`` with the
+   package's dependencies (wheels built here).
+2. *guest disk* (keyed by the rootfs key, the init script and the package sources): a copy of the
+   rootfs + the package (``--no-deps``) + the flavor's init script as PID 1 -> ``mkfs.ext4 -d`` ->
    ``qemu-img convert`` to a read-only qcow2 base; the kernel and initrd sit beside it.
 
-The init script brings up ``eth0`` at QEMU's user-network address, reads the session token from
-``fw_cfg`` (so it never shows on a command line) and runs ``python -m desktop_gym.guest --listen
-tcp:0.0.0.0:7070``. The guest has no X display: ping, exec, files and API tools without an app.
+The recipes (what each flavor holds, the init script) are in :mod:`.qemu_recipes`.
 """
 
 from __future__ import annotations
 
 import configparser
+import fcntl
 import hashlib
 import json
 import os
@@ -30,73 +30,21 @@ from pathlib import Path
 
 from . import debian
 from .build import REPO_ROOT, ImageBuildError, Log, _hash_tree, _print, _quiet, copy_sources
+from .qemu_recipes import AGENT_LAUNCHER, INITRAMFS_MODULES, PROFILE_CACHE, SMALL, UNUSED_MODULES, VENV, Flavor
 
 SUITE = "bookworm"
 RECIPE_VERSION = "1"  # bump when the build steps change
-GUEST_PORT = 7070
-TOKEN_FW_CFG = "opt/org.desktop-gym/token"
-VENV = "/opt/desktop-gym/venv"
-GUEST_HOME = "/home/user"
-APT_PACKAGES: tuple[str, ...] = (
-    "linux-image-amd64", "initramfs-tools", "python3", "python3-venv", "iproute2", "kmod", "procps",
-)  # fmt: skip
-EXTRA_WHEELS: tuple[str, ...] = ("mss", "python-xlib")  # server.py imports them (X parts stay unused)
-# Kernel modules a virtio VM never loads: dropped from the disk (the initrd is built before).
-UNUSED_MODULES = (
-    "drivers/gpu", "drivers/media", "drivers/net/wireless", "drivers/net/ethernet", "drivers/infiniband",
-    "drivers/staging", "drivers/scsi", "drivers/usb", "drivers/bluetooth", "drivers/iio", "drivers/hid",
-    "drivers/input", "drivers/isdn", "drivers/mtd", "drivers/nfc", "drivers/platform", "sound", "net/wireless",
-    "net/mac80211", "net/bluetooth", "fs/ocfs2", "fs/btrfs", "fs/xfs", "fs/nfs", "fs/smb", "fs/gfs2",
-)  # fmt: skip
-# The initrd holds only what mounts a virtio root (MODULES=list): smaller, built and unpacked faster.
-INITRAMFS_MODULES = ("virtio_pci", "virtio_blk", "virtio_net", "ext4", "crc32c_generic")
-# Starts the agent without running desktop_gym/__init__ (the public surface: gymnasium, tasks, env),
-# which the guest never uses: importing the server drops from ~1.8 s to ~0.4 s natively, ~5x under TCG.
-AGENT_LAUNCHER = """\
-import importlib.util, runpy, sys, types
-spec = importlib.util.find_spec("desktop_gym")
-package = types.ModuleType("desktop_gym")
-package.__path__, package.__spec__ = list(spec.submodule_search_locations), spec
-sys.modules["desktop_gym"] = package
-runpy.run_module("desktop_gym.guest", run_name="__main__", alter_sys=True)
-"""
-INIT_SCRIPT = f"""#!/bin/sh
-# PID 1 of the small desktop-gym QEMU guest: mounts, network, token, then the guest agent.
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME={GUEST_HOME}
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mkdir -p /dev/pts /dev/shm
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
-mount -o remount,rw /
-hostname desktop-gym-guest
-ip link set lo up
-ip link set eth0 up
-ip addr add 10.0.2.15/24 dev eth0
-modprobe qemu_fw_cfg
-mkdir -p /run/desktop-gym {GUEST_HOME}
-cp /sys/firmware/qemu_fw_cfg/by_name/{TOKEN_FW_CFG}/raw /run/desktop-gym/token
-echo "desktop-gym-guest: starting the guest agent"
-while true; do
-  {VENV}/bin/python /opt/desktop-gym/guest-agent.py --listen tcp:0.0.0.0:{GUEST_PORT} --home {GUEST_HOME} \\
-    --token-file /run/desktop-gym/token --state-dir /run/desktop-gym/state
-  echo "desktop-gym-guest: the guest agent exited ($?), restarting"
-  sleep 1
-done
-"""
 
 
 @dataclass(frozen=True)
 class GuestImage:
-    """A built small guest: the qcow2 base disk (read-only, overlays go on top), kernel and initrd."""
+    """A guest disk in the cache: the qcow2 base (read-only, overlays go on top), kernel and initrd."""
 
     disk: Path
     kernel: Path
     initrd: Path
     key: str
+    flavor: Flavor = SMALL
 
     def exists(self) -> bool:
         return self.disk.is_file() and self.kernel.is_file() and self.initrd.is_file()
@@ -119,29 +67,31 @@ def _install_requires() -> list[str]:
     return config.get("options", "install_requires", fallback="").split()
 
 
-def rootfs_key() -> str:
-    """Hash of what goes into the cached rootfs: apt list, recipe, the package's dependencies."""
-    spec = [SUITE, RECIPE_VERSION, APT_PACKAGES, EXTRA_WHEELS, UNUSED_MODULES, INITRAMFS_MODULES, _install_requires()]
+def rootfs_key(flavor: Flavor = SMALL) -> str:
+    """Hash of what goes into the flavor's cached rootfs: apt list, recipe, the package's dependencies."""
+    spec = [SUITE, RECIPE_VERSION, flavor.name, flavor.apt_packages, flavor.extra_wheels, flavor.desktop_setup]
+    spec += [UNUSED_MODULES, INITRAMFS_MODULES, _install_requires()]
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:12]
 
 
-def guest_key(source_root: Path = REPO_ROOT) -> str:
-    """Hash of the guest disk: the rootfs key, the init script and the package sources."""
-    digest = hashlib.sha256(f"{rootfs_key()}\0{INIT_SCRIPT}\0{AGENT_LAUNCHER}".encode())
+def guest_key(flavor: Flavor = SMALL, source_root: Path = REPO_ROOT) -> str:
+    """Hash of the guest disk: the rootfs key, the init script, the launcher and the package sources."""
+    digest = hashlib.sha256(f"{rootfs_key(flavor)}\0{flavor.init_script()}\0{AGENT_LAUNCHER}".encode())
     _hash_tree(digest, source_root / "desktop_gym", "desktop_gym")
     return digest.hexdigest()[:12]
 
 
-def guest_image(key: str | None = None) -> GuestImage:
+def guest_image(flavor: Flavor = SMALL, key: str | None = None) -> GuestImage:
     """Where the guest of this checkout (or of ``key``) lives in the cache, built or not."""
-    key = key or guest_key()
-    folder = cache_dir() / f"guest-{key}"
-    return GuestImage(folder / "disk.qcow2", folder / "vmlinuz", folder / "initrd.img", key)
+    key = key or guest_key(flavor)
+    folder = cache_dir() / f"guest-{flavor.name}-{key}"
+    return GuestImage(folder / "disk.qcow2", folder / "vmlinuz", folder / "initrd.img", key, flavor)
 
 
-def latest_guest_image() -> GuestImage | None:
-    """The most recently built guest in the cache, whatever sources it was built from (``None`` if none)."""
-    built = [guest_image(path.name[len("guest-") :]) for path in cache_dir().glob("guest-*")]
+def latest_guest_image(flavor: Flavor = SMALL) -> GuestImage | None:
+    """The most recently built guest of ``flavor``, whatever sources it was built from (``None`` if none)."""
+    prefix = f"guest-{flavor.name}-"
+    built = [guest_image(flavor, path.name[len(prefix) :]) for path in cache_dir().glob(f"{prefix}*")]
     built = [image for image in built if image.exists()]
     return max(built, key=lambda image: image.disk.stat().st_mtime, default=None)
 
@@ -164,10 +114,11 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _wheels(src: Path, dest: Path, deps_only: bool) -> list[Path]:
-    """Wheels of the package's dependencies (``deps_only``) or of the package alone."""
+def _wheels(src: Path, dest: Path, extra: tuple[str, ...] | None) -> list[Path]:
+    """Wheels of the package's dependencies and ``extra`` (when given), or of the package alone."""
+    deps_only = extra is not None
     argv = [sys.executable, "-m", "pip", "wheel", "-q", "--wheel-dir", str(dest)]
-    argv += [str(src), *EXTRA_WHEELS] if deps_only else ["--no-deps", str(src)]
+    argv += [str(src), *(extra or ())] if deps_only else ["--no-deps", str(src)]
     _run(argv, "pip wheel", cwd=dest.parent)
     own = sorted(dest.glob("desktop_gym-*.whl"))
     if deps_only:
@@ -177,8 +128,8 @@ def _wheels(src: Path, dest: Path, deps_only: bool) -> list[Path]:
     return own
 
 
-def build_rootfs(target: Path, log: Log = _print) -> None:
-    """debootstrap + kernel + python3 + a venv with the dependencies, at ``target`` (absent before)."""
+def build_rootfs(target: Path, flavor: Flavor = SMALL, log: Log = _print) -> None:
+    """debootstrap + kernel + python3 (+ the flavor's packages) + a venv with the dependencies, at ``target``."""
     if sys.version_info[:2] != (3, 11):
         raise ImageBuildError(f"wheels for the bookworm guest need Python 3.11, this is {sys.version.split()[0]}")
     partial = target.with_name(target.name + ".partial")
@@ -193,14 +144,15 @@ def build_rootfs(target: Path, log: Log = _print) -> None:
     (initramfs / "conf.d/desktop-gym").write_text("MODULES=list\nCOMPRESS=gzip\n")
     (partial / "usr/share/initramfs-tools/modules.d").mkdir(parents=True, exist_ok=True)
     (partial / "usr/share/initramfs-tools/modules.d/desktop-gym").write_text("\n".join(INITRAMFS_MODULES) + "\n")
-    log(f"[2/5] apt-get install {' '.join(APT_PACKAGES)} ({time.monotonic() - started:.0f} s)")
-    debian.chroot_apt_install(partial, APT_PACKAGES, log=_quiet(log, keep=("Setting up linux-image", "E:", "W:")))
+    log(f"[2/5] apt-get install of {len(flavor.apt_packages)} packages ({time.monotonic() - started:.0f} s)")
+    quiet = _quiet(log, keep=("Setting up linux-image", "E:", "W:"))
+    debian.chroot_apt_install(partial, flavor.apt_packages, log=quiet)
     log(f"[3/5] venv with the guest's dependencies ({time.monotonic() - started:.0f} s)")
     with tempfile.TemporaryDirectory(prefix="dg-qemu-wheels-", dir="/var/tmp") as tmp:
         src = copy_sources(Path(tmp))
         wheels = partial / "tmp/wheels"
         wheels.mkdir(parents=True)
-        names = [w.name.split("-")[0] for w in _wheels(src, wheels, deps_only=True)]
+        names = [w.name.split("-")[0] for w in _wheels(src, wheels, extra=flavor.extra_wheels)]
         with debian.chroot_mounts(partial):
             debian.chroot_run(partial, ["python3", "-m", "venv", VENV], what="python3 -m venv in the chroot")
             debian.chroot_run(
@@ -229,7 +181,8 @@ def _disk_from_rootfs(root: Path, image: GuestImage, log: Log) -> None:
     shutil.copy2(next(boot.glob("vmlinuz-*")), partial / image.kernel.name)
     shutil.copy2(next(boot.glob("initrd.img-*")), partial / image.initrd.name)
     for path in boot.iterdir():
-        path.unlink() if path.is_file() else None
+        if path.is_file():
+            path.unlink()
     used = int(_run(["du", "-s", "--block-size=1M", str(root)], "du").split()[0])
     size_mb = used + max(512, used // 2)  # headroom for files written in the VM
     raw = partial / "disk.ext4"
@@ -237,76 +190,93 @@ def _disk_from_rootfs(root: Path, image: GuestImage, log: Log) -> None:
     _run(["mkfs.ext4", "-q", "-F", "-L", "dg-guest", "-d", str(root), str(raw), f"{size_mb}M"], "mkfs.ext4 -d")
     _run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(partial / image.disk.name)], "qemu-img")
     raw.unlink()
-    (partial / "manifest.json").write_text(json.dumps({"key": image.key, "rootfs": rootfs_key(), "apt": APT_PACKAGES}))
+    manifest = {"key": image.key, "flavor": image.flavor.name, "rootfs": rootfs_key(image.flavor)}
+    (partial / "manifest.json").write_text(json.dumps(manifest))
     _remove_tree(folder)
     partial.rename(folder)
 
 
-def build_guest_image(force: bool = False, log: Log = _print) -> GuestImage:
-    """Build the small guest unless the cache holds it; return where it is.
+def _install_package(root: Path, src: Path, flavor: Flavor) -> None:
+    """The package (``--no-deps``) into the rootfs copy's venv, the launcher and the init script;
+    for the desktop flavor also the UNO/pyatspi bridge and the baked LibreOffice profile template."""
+    wheels = root / "tmp/wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    own = [f"/tmp/wheels/{wheel.name}" for wheel in _wheels(src, wheels, extra=None)]
+    with debian.chroot_mounts(root):
+        pip = [f"{VENV}/bin/pip", "install", "-q", "--no-index", "--no-deps", *own]
+        debian.chroot_run(root, pip, what="pip install of desktop-gym in the chroot")
+        if flavor.desktop_setup:
+            python = f"{VENV}/bin/python"
+            debian.chroot_run(root, [python, "-m", "desktop_gym.sysdeps"], what="desktop_gym.sysdeps in the chroot")
+            bake = "from desktop_gym.guest.apps.lo_profile import ensure_profile_template as e; print(e())"
+            env = {"DESKTOP_GYM_CACHE": PROFILE_CACHE}
+            debian.chroot_run(root, [python, "-c", bake], env=env, what="the LibreOffice profile template")
+    shutil.rmtree(wheels)
+    (root / "opt/desktop-gym/guest-agent.py").write_text(AGENT_LAUNCHER)
+    init = root / "sbin/desktop-gym-init"
+    init.write_text(flavor.init_script())
+    init.chmod(0o755)
+
+
+def build_guest_image(flavor: Flavor = SMALL, force: bool = False, log: Log = _print) -> GuestImage:
+    """Build the flavor's guest unless the cache holds it; return where it is.
 
     Raises:
         ImageBuildError: not root, a tool is missing, or a step failed (the message names it).
     """
-    image = guest_image()
+    image = guest_image(flavor)
     if image.exists() and not force:
-        log(f"qemu guest {image.key} is up to date: {image.disk}")
+        log(f"qemu guest {flavor.name}-{image.key} is up to date: {image.disk}")
         return image
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / f"build-{flavor.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build per flavor at a time; a waiter finds it built
+        image = guest_image(flavor)
+        if image.exists() and not force:
+            log(f"qemu guest {flavor.name}-{image.key} was built meanwhile: {image.disk}")
+            return image
+        return _build_locked(flavor, force, log)
+
+
+def _build_locked(flavor: Flavor, force: bool, log: Log) -> GuestImage:
     if not debian.is_root():
         raise ImageBuildError("the qemu guest build runs debootstrap and chroot: run it as root")
     for tool, package in (("qemu-img", "qemu-utils"), ("mkfs.ext4", "e2fsprogs"), ("debootstrap", "debootstrap")):
         if shutil.which(tool) is None:
             raise ImageBuildError(f"{tool} is not installed: apt-get install {package}")
     started = time.monotonic()
-    cache_dir().mkdir(parents=True, exist_ok=True)
-    rootfs = cache_dir() / f"rootfs-{rootfs_key()}"
+    rootfs = cache_dir() / f"rootfs-{flavor.name}-{rootfs_key(flavor)}"
     if not rootfs.is_dir() or force:
         _remove_tree(rootfs)
         log(f"building the qemu guest rootfs {rootfs.name} (debootstrap + kernel, a few minutes)")
-        build_rootfs(rootfs, log)
+        build_rootfs(rootfs, flavor, log)
     else:
         log(f"rootfs {rootfs.name} is up to date")
     with tempfile.TemporaryDirectory(prefix="dg-qemu-guest-", dir="/var/tmp") as tmp:
         work = Path(tmp)
         src = copy_sources(work)
-        image = guest_image(guest_key(src))  # of the copy: the tree may change while we build
+        image = guest_image(flavor, guest_key(flavor, src))  # of the copy: the tree may change while we build
         root = work / "root"
         log(f"[4/5] the package into a copy of the rootfs ({time.monotonic() - started:.0f} s)")
         _run(["cp", "-a", str(rootfs), str(root)], "copy of the rootfs")
-        wheels = root / "tmp/wheels"
-        wheels.mkdir(parents=True, exist_ok=True)
-        own = _wheels(src, wheels, deps_only=False)
-        with debian.chroot_mounts(root):
-            debian.chroot_run(
-                root,
-                [
-                    f"{VENV}/bin/pip",
-                    "install",
-                    "-q",
-                    "--no-index",
-                    "--no-deps",
-                    *[f"/tmp/wheels/{w.name}" for w in own],
-                ],
-                what="pip install of desktop-gym in the chroot",
-            )
-        shutil.rmtree(wheels)
-        (root / "opt/desktop-gym/guest-agent.py").write_text(AGENT_LAUNCHER)
-        init = root / "sbin/desktop-gym-init"
-        init.write_text(INIT_SCRIPT)
-        init.chmod(0o755)
+        _install_package(root, src, flavor)
         _disk_from_rootfs(root, image, log)
-    prune(keep={image.key, guest_key()})
-    log(f"built qemu guest {image.key} in {time.monotonic() - started:.0f} s: {image.disk}")
+    removed = prune(flavor, keep={image.key, guest_key(flavor)})
+    log(f"built qemu guest {flavor.name}-{image.key} in {time.monotonic() - started:.0f} s: {image.disk}")
+    if removed:
+        log(f"removed older cache entries: {', '.join(removed)}")
     return image
 
 
-def prune(keep: set[str]) -> list[str]:
-    """Remove cached guest disks whose key is not in ``keep`` and stale rootfs folders; return their names."""
+def prune(flavor: Flavor, keep: set[str]) -> list[str]:
+    """Remove the flavor's cached guest disks whose key is not in ``keep`` and its stale rootfs; return names."""
     removed = []
-    for path in cache_dir().glob("*"):
-        stale_guest = path.name.startswith("guest-") and path.name[len("guest-") :] not in keep
-        stale_rootfs = path.name.startswith("rootfs-") and path.name != f"rootfs-{rootfs_key()}"
-        if stale_guest or stale_rootfs or path.name.endswith(".partial"):
+    for path in cache_dir().glob(f"*-{flavor.name}-*"):
+        stale_guest = path.name.startswith(f"guest-{flavor.name}-") and path.name.rsplit("-", 1)[1] not in keep
+        stale_rootfs = path.name.startswith(f"rootfs-{flavor.name}-") and path.name != (
+            f"rootfs-{flavor.name}-{rootfs_key(flavor)}"
+        )
+        if (stale_guest or stale_rootfs) and not path.name.endswith(".partial"):
             _remove_tree(path)
             removed.append(path.name)
     return removed

@@ -7,3 +7,5 @@ One module per app suite; importing this package registers them all.
 from . import writer  # noqa: F401
 from . import calc  # noqa: F401
 from . import impress  # noqa: F401
+from . import os  # noqa: F401
+from . import multi  # noqa: F401

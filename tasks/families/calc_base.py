@@ -110,9 +110,10 @@ def hotkey(*keys: str) -> str:
     return f"hotkey(keys={json.dumps(list(keys))})"
 
 
-def name_box(ref: str) -> list[str]:
-    """Actions selecting a cell or range through the Name Box (Ctrl+Shift+T, type, Enter)."""
-    return [hotkey("ctrl", "shift", "t"), type_text(f"{ref}\n")]
+def name_box(ref: str) -> list[Step]:
+    """Steps selecting a cell or range through the Name Box (Ctrl+Shift+T, type, Enter), each keystroke
+    gated on the focus it needs."""
+    return [GRID_READY, hotkey("ctrl", "shift", "t"), NAME_BOX_READY, type_text(f"{ref}\n"), GRID_READY]
 
 
 def column_letter(index: int) -> str:
@@ -157,22 +158,100 @@ class A11yStep:
         self.make = make
 
 
-class TreePolicy:
-    """Plays action texts in order; an :class:`A11yStep` is resolved against the current observation.
+class WaitFor:
+    """A gate between steps: the policy waits until ``ready(observation)`` holds, then plays the next step.
 
-    A step whose node cannot be found yields ``fail()``, so a broken oracle fails loudly.
+    Keys typed before LibreOffice has given the focus to the grid, the Name Box or a dialog go astray
+    (most often right after a load on a busy machine); the gate reads the focus from the
+    accessibility tree instead of sleeping a fixed time.
+
+    Args:
+        ready: the condition, on the observation.
+        what: what is awaited, for reading.
+        tries: unready observations tolerated before the policy gives up with ``fail()``.
+        seconds: how long each ``wait`` action lasts.
     """
 
-    def __init__(self, steps: Sequence[str | A11yStep]) -> None:
+    def __init__(self, ready: Callable[[Mapping[str, Any]], bool], what: str, tries: int = 15, seconds: float = 0.3):
+        self.ready, self.what, self.tries, self.seconds = ready, what, tries, seconds
+
+
+Step = str | A11yStep | WaitFor
+
+
+class TreePolicy:
+    """Plays action texts in order; an :class:`A11yStep` is resolved against the current observation and a
+    :class:`WaitFor` gate holds the next step back until its condition holds.
+
+    A step whose node cannot be found, or a gate that never opens, yields ``fail()``, so a broken
+    oracle fails loudly.
+    """
+
+    def __init__(self, steps: Sequence[Step]) -> None:
         self._steps = list(steps)
         self._index = 0
+        self._waited = 0
 
     def __call__(self, observation: Mapping[str, Any]) -> str:
-        if self._index >= len(self._steps):
-            return "done()"
-        step = self._steps[self._index]
-        self._index += 1
-        return step.make(observation) if isinstance(step, A11yStep) else step
+        while self._index < len(self._steps):
+            step = self._steps[self._index]
+            if isinstance(step, WaitFor):
+                if "a11y_tree" not in observation or step.ready(observation):
+                    self._index, self._waited = self._index + 1, 0
+                    continue
+                self._waited += 1
+                if self._waited > step.tries:
+                    self._index = len(self._steps)
+                    return "fail()"
+                return f"wait(seconds={step.seconds})"
+            self._index += 1
+            return step.make(observation) if isinstance(step, A11yStep) else step
+        return "done()"
+
+
+def focused_nodes(tree: str) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """The focused nodes of a linearized a11y tree: (role, name, text, ancestors as 'role "name"')."""
+    found = []
+    stack: list[tuple[int, str]] = []
+    for line in tree.splitlines():
+        match = _TREE_LINE.match(line)
+        if match is None:
+            continue
+        depth = len(line) - len(line.lstrip(" "))
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        role, name, rest = match.group("role"), json.loads(match.group("name")), match.group("rest")
+        states = re.search(r"\[([a-z, ]+)\]", rest)
+        if states is not None and "focused" in states.group(1).split(", "):
+            text = re.match(r' text=("(?:[^"\\]|\\.)*")', rest)
+            found.append((role, name, json.loads(text.group(1)) if text else "", tuple(a for _, a in stack)))
+        stack.append((depth, f"{role} {json.dumps(name, ensure_ascii=False)}"))
+    return found
+
+
+def _tree(observation: Mapping[str, Any]) -> str:
+    return str(observation.get("a11y_tree", ""))
+
+
+GRID_READY = WaitFor(
+    lambda obs: any(role == "table" and name.startswith("Sheet ") for role, name, _, _ in focused_nodes(_tree(obs))),
+    "the sheet grid to have the keyboard focus",
+)
+NAME_BOX_READY = WaitFor(
+    lambda obs: any(
+        role == "text" and 'tool bar "Formula Tool Bar"' in ancestors
+        for role, _, _, ancestors in focused_nodes(_tree(obs))
+    ),
+    "the Name Box to have the keyboard focus",
+)
+
+
+def field_ready(text: str) -> WaitFor:
+    """A gate: a text field holding ``text`` (e.g. a dialog's name field) has the focus."""
+    return WaitFor(
+        lambda obs: any(role == "text" and found == text for role, _, found, _ in focused_nodes(_tree(obs))),
+        f"a text field holding {text!r} to have the keyboard focus",
+    )
 
 
 def double_click_node(role: str, name: str) -> A11yStep:
@@ -198,7 +277,7 @@ class CalcFamily(Task):
 
     apps = ("calc",)
     needs_save = True
-    max_steps = 20
+    max_steps = 40  # GUI oracles spend steps waiting for the focus on a slow machine
     file_name = "data.xlsx"
 
     @property
@@ -235,7 +314,7 @@ class CalcFamily(Task):
     def api_steps(self, params: Mapping[str, Any]) -> list[str] | None:
         return None
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str | A11yStep] | None:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step] | None:
         return None
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy | None:
@@ -244,4 +323,4 @@ class CalcFamily(Task):
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy | None:
         steps = self.gui_steps(params)
-        return None if steps is None else TreePolicy([*steps, DONE])
+        return None if steps is None else TreePolicy([GRID_READY, *steps, DONE])

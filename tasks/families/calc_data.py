@@ -18,6 +18,7 @@ from .calc_base import (
     SAVE,
     CalcFamily,
     Rows,
+    Step,
     api,
     column_letter,
     draw,
@@ -69,7 +70,7 @@ class FixWrongValues(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [*(api("set_cell_value", cell=f"C{i + 2}", value=v) for i, v in params["fixes"]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         steps: list[str] = []
         for index, value in params["fixes"]:
             steps += [*name_box(f"C{index + 2}"), type_text(f"{value}\n")]
@@ -219,7 +220,7 @@ class RemoveDuplicates(CalcFamily):
         # Bottom-up, so the row numbers of the duplicates still to delete do not move.
         return [*(api("delete_rows", row=row) for row in sorted(params["duplicate_rows"], reverse=True)), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         steps: list[str] = []
         for row in sorted(params["duplicate_rows"], reverse=True):
             steps += [*name_box(f"A{row}"), hotkey("shift", "space"), hotkey("ctrl", "-")]

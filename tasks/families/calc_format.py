@@ -25,6 +25,7 @@ from .calc_base import (
     SAVE,
     CalcFamily,
     Rows,
+    Step,
     api,
     column_letter,
     draw,
@@ -98,7 +99,7 @@ class NumberFormat(CalcFamily):
         code = self.kinds[params["kind"]][1]
         return [api("set_number_format", cell_range=params["cells"], format_string=code), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         digit = self.kinds[params["kind"]][2]
         return [*name_box(params["cells"]), hotkey("ctrl", "shift", digit), GUI_SAVE]
 
@@ -135,7 +136,7 @@ class BoldHeader(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("set_bold", cell_range=params["header"]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         return [*name_box(params["header"]), hotkey("ctrl", "b"), GUI_SAVE]
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:

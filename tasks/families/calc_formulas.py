@@ -10,7 +10,7 @@ import numpy as np
 from ...verifiers import all_of, verify_xlsx_cells, verify_xlsx_formulas
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import GUI_SAVE, ITEMS, PEOPLE, SAVE, CalcFamily, Rows, api, draw, ints, name_box, type_text
+from .calc_base import GUI_SAVE, ITEMS, PEOPLE, SAVE, CalcFamily, Rows, Step, api, draw, ints, name_box, type_text
 
 
 def formula_and_value(
@@ -66,7 +66,7 @@ class FillFormulaColumn(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("set_range_values", start_cell="D2", values=[[f] for f in self._formulas(params)]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         typed = "".join(f"{formula}\n" for formula in self._formulas(params))
         return [*name_box("D2"), type_text(typed), GUI_SAVE]
 
@@ -124,7 +124,7 @@ class SummaryRow(CalcFamily):
         row = [params["label"], *self._formulas(params)]
         return [api("set_range_values", start_cell=f"A{params['summary_row']}", values=[row]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         typed = "\t".join([params["label"], *self._formulas(params)]) + "\n"
         return [*name_box(f"A{params['summary_row']}"), type_text(typed), GUI_SAVE]
 
@@ -181,7 +181,7 @@ class VlookupPrices(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("set_range_values", start_cell="C2", values=[[f] for f in self._formulas(params)]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         typed = "".join(f"{formula}\n" for formula in self._formulas(params))
         return [*name_box("C2"), type_text(typed), GUI_SAVE]
 
@@ -224,7 +224,7 @@ class IfPassFail(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("set_range_values", start_cell="C2", values=[[f] for f in self._formulas(params)]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         typed = "".join(f"{formula}\n" for formula in self._formulas(params))
         return [*name_box("C2"), type_text(typed), GUI_SAVE]
 
@@ -271,7 +271,7 @@ class GrandTotal(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("set_cell_formula", cell=params["target"], formula=self._formula(params)), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         return [*name_box(params["target"]), type_text(self._formula(params) + "\n"), GUI_SAVE]
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:

@@ -15,12 +15,13 @@ from .calc_base import (
     ITEMS,
     SAVE,
     SHEET_WORDS,
-    A11yStep,
     CalcFamily,
     Rows,
+    Step,
     api,
     double_click_node,
     draw,
+    field_ready,
     hotkey,
     ints,
     name_box,
@@ -63,10 +64,11 @@ class RenameSheet(SheetFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("rename_sheet", old_name=params["old"], new_name=params["new"]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str | A11yStep]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         # Double-clicking a sheet tab opens the Rename Sheet dialog with the name selected.
         return [
             double_click_node("page tab", params["old"]),
+            field_ready(params["old"]),
             hotkey("ctrl", "a"),
             type_text(params["new"] + "\n"),
             GUI_SAVE,
@@ -168,7 +170,7 @@ class CopyToSheet(CalcFamily):
         block = self._data(params)[: params["copy_rows"] + 1]
         return [api("set_range_values", start_cell=f"{params['target_sheet']}.A1", values=block), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         return [
             *name_box(f"A1:C{params['copy_rows'] + 1}"),
             hotkey("ctrl", "c"),

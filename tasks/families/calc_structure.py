@@ -22,6 +22,7 @@ from .calc_base import (
     SAVE,
     CalcFamily,
     Rows,
+    Step,
     api,
     column_letter,
     draw,
@@ -86,7 +87,7 @@ class InsertRow(CalcFamily):
             SAVE,
         ]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         typed = "\t".join(str(value) for value in self._new_row(params)) + "\n"
         return [
             *name_box(f"A{params['position']}"),
@@ -133,7 +134,7 @@ class DeleteColumn(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("delete_columns", column=params["column"]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         return [*name_box(f"{params['column']}1"), hotkey("ctrl", "space"), hotkey("ctrl", "-"), GUI_SAVE]
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -199,7 +200,7 @@ class AutoFilter(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         return [api("set_autofilter", cell_range=params["table"]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[str]:
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         return [*name_box(params["table"]), hotkey("ctrl", "shift", "l"), GUI_SAVE]
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:

@@ -1,15 +1,14 @@
-"""Impress families on what is on a slide: bullets, speaker notes, text box, shape, image, title size."""
+"""Impress families on the text of a slide: bullets, speaker notes, a text box, the title's font size."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_pptx_notes, verify_pptx_shapes, verify_pptx_text
-from ...verifiers.impress_extra import verify_pptx_autoshape, verify_pptx_slide_titles, verify_pptx_title_font_size
+from ...verifiers import all_of, verify_pptx_notes, verify_pptx_text
+from ...verifiers.impress_extra import verify_pptx_slide_titles, verify_pptx_title_font_size
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .impress_deck import (
@@ -22,9 +21,9 @@ from .impress_deck import (
     api_call,
     edit_placeholder,
     go_to_slide,
-    other_choice,
     other_index,
 )
+from .impress_gui import A11yScript, drag_on_slide, menu_path
 
 NOTES = (
     "Start with the numbers from last quarter.", "Ask the team for questions here.",
@@ -116,6 +115,22 @@ class SpeakerNotes(DeckTask):
         call = api_call("set_speaker_notes", slide=params["slide"], text=params["notes_text"])
         return ScriptedPolicy([call, SAVE, DONE])
 
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # In the Notes view, Tab selects the slide picture, then the notes placeholder.
+        return A11yScript(
+            [
+                *go_to_slide(params["slide"]),
+                *menu_path("View", "Notes"),
+                *edit_placeholder(2),
+                f"type(text={params['notes_text']!r})",
+                'press(key="escape")',
+                'press(key="escape")',
+                *menu_path("View", "Normal"),
+                CTRL_S,
+                DONE,
+            ]
+        )
+
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
 
@@ -149,90 +164,20 @@ class InsertTextBox(DeckTask):
         call = api_call("add_text_box", slide=params["slide"], text=params["text"], x_cm=2.0, y_cm=14.0)
         return ScriptedPolicy([call, SAVE, DONE])
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
-
-
-SHAPES = {"rectangle": "rect", "ellipse": "ellipse"}  # ImpressTools kind -> DrawingML preset
-
-
-class InsertShape(DeckTask):
-    """Draw a rectangle or an ellipse with a label on a slide."""
-
-    id = "impress.insert_shape"
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Draw {article} {kind} on slide {slide} "
-        "('{title}') with the text '{label}' inside it, then save the file in its current pptx format."
-    )
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
-        kind = str(rng.choice(list(SHAPES)))
-        return {
-            **params,
-            "slide": slide,
-            "title": params["titles"][slide - 1],
-            "kind": kind,
-            "article": "an" if kind == "ellipse" else "a",
-            "label": str(rng.choice(CALLOUTS)),
-        }
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        p = ctx.params
-        return verify_pptx_autoshape(self.saved(ctx), p["slide"], SHAPES[p["kind"]], text=p["label"])
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        call = api_call(
-            "add_shape", slide=params["slide"], kind=params["kind"], x_cm=2.0, y_cm=12.0, width_cm=8.0,
-            height_cm=4.0, text=params["label"],
-        )  # fmt: skip
-        return ScriptedPolicy([call, SAVE, DONE])
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "kind": other_choice(rng, list(SHAPES), params["kind"])}
-
-
-IMAGE_NAMES = ("logo", "chart", "badge", "stamp")
-
-
-def png_bytes(rng_colors: list[tuple[int, int, int]], size: tuple[int, int] = (120, 80)) -> bytes:
-    """A small PNG of vertical colour bands (PIL writes no timestamps: same colours, same bytes)."""
-    from PIL import Image
-
-    image = Image.new("RGB", size)
-    band = max(1, size[0] // len(rng_colors))
-    for index, color in enumerate(rng_colors):
-        image.paste(color, (index * band, 0, size[0] if index == len(rng_colors) - 1 else (index + 1) * band, size[1]))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-class InsertImage(DeckTask):
-    """Insert a picture file (written by setup) into a slide."""
-
-    id = "impress.insert_image"
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Insert the picture {image} into slide "
-        "{slide} ('{title}'), then save the file in its current pptx format."
-    )
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
-        colors = [[int(c) for c in rng.integers(0, 256, size=3)] for _ in range(3)]
-        image = f"~/Pictures/{rng.choice(IMAGE_NAMES)}.png"
-        return {**params, "slide": slide, "title": params["titles"][slide - 1], "image": image, "colors": colors}
-
-    def write_inputs(self, ctx: TaskContext) -> None:
-        ctx.client.put_file(ctx.params["image"], png_bytes([tuple(c) for c in ctx.params["colors"]]))
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_pptx_shapes(self.saved(ctx), ctx.params["slide"], kind="picture", min_count=1)
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([api_call("insert_image", slide=params["slide"], path=params["image"]), SAVE, DONE])
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # Drawn in the strip below the body placeholder: pressed on a placeholder, the tool would edit it.
+        return A11yScript(
+            [
+                *go_to_slide(params["slide"]),
+                *menu_path("Insert", "Text Box"),
+                drag_on_slide((0.1, 0.9), (0.6, 0.97)),
+                f"type(text={params['text']!r})",
+                'press(key="escape")',
+                'press(key="escape")',
+                CTRL_S,
+                DONE,
+            ]
+        )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
@@ -265,4 +210,4 @@ class TitleFontSize(DeckTask):
         return {**params, "size": int(rng.choice([s for s in FONT_SIZES if s != params["size"]]))}
 
 
-CONTENT_TASKS = (AddBullets, SpeakerNotes, InsertTextBox, InsertShape, InsertImage, TitleFontSize)
+CONTENT_TASKS = (AddBullets, SpeakerNotes, InsertTextBox, TitleFontSize)

@@ -115,6 +115,26 @@ def menu_path(*names: str) -> list[Step]:
     return steps
 
 
+def drag_on_slide(start: tuple[float, float], end: tuple[float, float]) -> Callable[[Mapping[str, Any]], str]:
+    """A step that drags between two points of the edited slide, given as fractions of its width and
+    height; the slide is the ``PageShape`` panel of the tree."""
+
+    def step(observation: Mapping[str, Any]) -> str:
+        pages = [
+            n
+            for n in parse_tree(str(observation.get("a11y_tree", "")))
+            if n.role == "panel" and n.name.startswith("PageShape")
+        ]
+        if not pages or pages[0].box is None:
+            raise A11yNodeNotFoundError("no on-screen slide (panel 'PageShape: ...') in the accessibility tree")
+        x, y, width, height = pages[0].box
+        x1, y1 = x + round(width * start[0]), y + round(height * start[1])
+        x2, y2 = x + round(width * end[0]), y + round(height * end[1])
+        return f"drag_and_drop(drag_from_coordinates=[{x1}, {y1}], drop_on_coordinates=[{x2}, {y2}])"
+
+    return step
+
+
 class A11yScript:
     """Plays ``steps`` in order (each an action text or a callable on the observation), then ``done()``."""
 

@@ -223,6 +223,10 @@ class GuiScript:
         self._retries = retries
         self._waited = 0
 
+    def __len__(self) -> int:
+        """The number of scripted steps (waits not counted)."""
+        return len(self._steps)
+
     def __call__(self, observation: Mapping[str, Any]) -> str:
         if self._index >= len(self._steps):
             return "done()"

@@ -53,6 +53,7 @@ class InsertTable(WriterDocumentTask):
     """Insert a table holding given data (header row + item rows) at the end of the document."""
 
     id = "writer.insert_table"
+    max_steps = 20
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. At the end of the document, insert a table with "
         "{rows} rows and 3 columns holding this data, row by row (cells separated by |): {table_text}. "
@@ -156,7 +157,7 @@ class PageNumbers(WriterDocumentTask):
         return params
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_docx_page_number(self.saved(ctx), part=ctx.params["part"])
+        return verify_docx_page_number(self.saved(ctx), part=ctx.params["part"], alignment=ctx.params["alignment"])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.insert_page_numbers(position={params['part']!r}, alignment={params['alignment']!r})"
@@ -179,7 +180,7 @@ class PageSetup(WriterDocumentTask):
     """Turn the page to landscape and set all four margins."""
 
     id = "writer.page_setup"
-    max_steps = 25
+    max_steps = 30
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Change the page to landscape orientation and set "
         "all four page margins (top, bottom, left, right) to {margin} cm. Then save the document in its current "

@@ -13,18 +13,34 @@ from desktop_gym.guest.apps.registry import api_classes
 from desktop_gym.tasks import get_task, list_tasks
 from desktop_gym.tasks.artifacts import FIXED_TIME
 from desktop_gym.tasks.families.calc import CALC_FAMILIES, CALC_INFEASIBLE, CALC_TASK_IDS
-from desktop_gym.tasks.families.calc_base import TreePolicy, double_click_node, find_box, workbook_bytes
+from desktop_gym.tasks.families.calc_base import (
+    GRID_READY,
+    NAME_BOX_READY,
+    TreePolicy,
+    double_click_node,
+    field_ready,
+    find_box,
+    focused_nodes,
+    workbook_bytes,
+)
 
 FEASIBLE = [family.id for family in CALC_FAMILIES]
 PARSER = ActionSet(api_classes=api_classes(["calc"]))
 
 TREE = """application "soffice"
   frame "book.xlsx - LibreOffice Calc" @(0,0,1280,720)
+    tool bar "Formula Tool Bar" @(0,122,1221,42)
+      text "" text="A1" [focused, editable] @(4,124,126,34)
+    document spreadsheet "book.xlsx" [editable] @(41,182,1166,479)
+      table "Sheet Sales" [focused, editable] @(41,182,1166,479) {1048576x16384 visible A1:P24 cells: A1="x"}
     page tab list "" @(138,675,1069,23)
       page tab "Sales" [selected] @(138,675,61,23)
       page tab "Q\\"4\\" plan" @(198,675,76,23)
       page tab "Hidden"
+  dialog "Rename Sheet" [modal] @(500,300,300,150)
+    text "" text="Sales" [focused, editable] @(512,361,258,34)
 """
+UNFOCUSED = TREE.replace("focused, ", "")
 
 
 def test_suite_size_and_ids():
@@ -130,3 +146,30 @@ def _play(policy, observation=None, limit: int = 200) -> list[str]:
             return actions
         actions.append(action)
     raise AssertionError("the policy never ended")
+
+
+def test_focused_nodes_reports_roles_texts_and_ancestors():
+    nodes = focused_nodes(TREE)
+    assert (
+        "text",
+        "",
+        "A1",
+        ('application "soffice"', 'frame "book.xlsx - LibreOffice Calc"', 'tool bar "Formula Tool Bar"'),
+    ) == nodes[0]
+    assert [(role, name) for role, name, _, _ in nodes[1:]] == [("table", "Sheet Sales"), ("text", "")]
+    assert focused_nodes(UNFOCUSED) == []
+
+
+def test_gates_hold_the_next_step_until_the_focus_is_there():
+    policy = TreePolicy([GRID_READY, "type(text='x')", NAME_BOX_READY, field_ready("Sales"), "done()"])
+    assert policy({"a11y_tree": UNFOCUSED}) == "wait(seconds=0.3)"
+    assert policy({"a11y_tree": TREE}) == "type(text='x')"
+    assert policy({"a11y_tree": UNFOCUSED}) == "wait(seconds=0.3)"
+    assert policy({"a11y_tree": TREE}) == "done()"  # both gates open at once
+
+
+def test_a_gate_that_never_opens_fails_the_episode():
+    policy = TreePolicy([GRID_READY, "press(key='enter')"])
+    actions = [policy({"a11y_tree": UNFOCUSED}) for _ in range(GRID_READY.tries + 1)]
+    assert actions == ["wait(seconds=0.3)"] * GRID_READY.tries + ["fail()"]
+    assert policy({"a11y_tree": TREE}) == "done()"

@@ -12,9 +12,16 @@ from desktop_gym.guest.apps.registry import api_classes
 from desktop_gym.guest.apps.tool_schema import find_method
 from desktop_gym.tasks import get_task, list_tasks
 from desktop_gym.tasks.artifacts import pptx_bytes
-from desktop_gym.tasks.families.impress_content import png_bytes
 from desktop_gym.tasks.families.impress_deck import deck_slides
-from desktop_gym.tasks.families.impress_gui import A11yNodeNotFoundError, A11yScript, find_node, parse_tree
+from desktop_gym.tasks.families.impress_drawing import png_bytes
+from desktop_gym.tasks.families.impress_gui import (
+    A11yNodeNotFoundError,
+    A11yScript,
+    drag_on_slide,
+    find_node,
+    menu_path,
+    parse_tree,
+)
 
 IMPRESS = list_tasks("impress")
 FEASIBLE = [t for t in IMPRESS if not get_task(t).infeasible]
@@ -78,6 +85,10 @@ TREE = """application "soffice"
       menu "Slide" [selected] @(243,19,48,25)
         menu item "Delete Slide" @(243,144,316,25)
         menu "Move" @(243,499,316,25)
+      menu "View" @(80,19,48,25)
+        radio menu item "Notes" @(80,44,200,25)
+    document presentation "deck" [focused, editable] @(191,122,686,561)
+      panel "PageShape: Budget" [editable] @(200,150,600,400)
     document frame "Slides View" @(3,159,174,534)
       panel "Budget" [selected] @(11,167,158,106)
       panel "Say \\"hi\\"" @(11,283,158,106)
@@ -115,3 +126,15 @@ def test_infeasible_task_names_a_title_the_deck_lacks() -> None:
         params = task.sample_params(np.random.default_rng(seed))
         assert params["missing"] not in params["titles"]
         assert task.perturb(params, np.random.default_rng(seed))["missing"] in params["titles"]
+
+
+def test_menu_items_of_any_kind_and_drags_inside_the_shown_slide() -> None:
+    observation = {"a11y_tree": TREE}
+    assert [step(observation) for step in menu_path("View", "Notes")] == [
+        "click(coordinates=[104, 31])",
+        "click(coordinates=[180, 56])",
+    ]
+    drag = drag_on_slide((0.1, 0.9), (0.5, 1.0))(observation)
+    assert drag == "drag_and_drop(drag_from_coordinates=[260, 510], drop_on_coordinates=[500, 550])"
+    with pytest.raises(A11yNodeNotFoundError, match="PageShape"):
+        drag_on_slide((0, 0), (1, 1))({"a11y_tree": ""})

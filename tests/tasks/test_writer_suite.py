@@ -27,6 +27,9 @@ def test_suite_shape() -> None:
     params = {task.id: task.sample_params(np.random.default_rng(0)) for task in feasible}
     with_gui = [task.id for task in feasible if task.gui_oracle(params[task.id]) is not None]
     assert len(with_gui) >= 5, with_gui
+    for task in feasible:  # every GUI script leaves room in the step budget for a few waits on slow dialogs
+        script = task.gui_oracle(params[task.id])
+        assert script is None or len(script) + 4 <= task.max_steps, (task.id, len(script))
     assert all(task.api_oracle(params[task.id]) is not None for task in feasible)
 
 

@@ -7,6 +7,7 @@ import io
 
 import docx
 import pytest
+from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import parse_xml
 from docx.oxml.ns import nsdecls
 from libreoffice_convert import convert
@@ -38,12 +39,14 @@ def list_docx(style: str) -> bytes:
     return _save(document)
 
 
-def page_number_docx(part: str) -> bytes:
+def page_number_docx(part: str, centred: bool = False) -> bytes:
     """A document whose ``part`` (header/footer) holds "Page " and a simple PAGE field."""
     document = docx.Document()
     document.add_paragraph("Body text.")
     area = getattr(document.sections[0], part)
     paragraph = area.paragraphs[0]
+    if centred:
+        paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
     paragraph.add_run("Page ")
     paragraph._p.append(
         parse_xml(f'<w:fldSimple {nsdecls("w")} w:instr=" PAGE "><w:r><w:t>1</w:t></w:r></w:fldSimple>')
@@ -106,9 +109,18 @@ def test_page_number_field_in_the_right_part() -> None:
         verify_docx_page_number(footer, "margin")  # type: ignore[arg-type]
 
 
+def test_page_number_alignment() -> None:
+    assert verify_docx_page_number(page_number_docx("footer"), "footer", alignment="left").success
+    centred = page_number_docx("footer", centred=True)
+    assert verify_docx_page_number(centred, "footer", alignment="center").success
+    wrong = verify_docx_page_number(centred, "footer", alignment="right")
+    assert not wrong.success and "aligned center, expected right" in wrong.reason
+
+
 @pytest.mark.slow
 def test_page_number_field_as_libreoffice_writes_it(roundtrip: dict[str, bytes]) -> None:
-    assert verify_docx_page_number(roundtrip["footer.docx"], "footer").success
+    assert verify_docx_page_number(roundtrip["footer.docx"], "footer", alignment="left").success
+    assert not verify_docx_page_number(roundtrip["footer.docx"], "footer", alignment="center").success
     assert not verify_docx_page_number(roundtrip["footer.docx"], "header").success
 
 

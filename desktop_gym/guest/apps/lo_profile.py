@@ -55,7 +55,7 @@ PROFILE_SETTINGS: tuple[tuple[str, str, str, str], ...] = (
     # Java: slow start, "no JRE" dialogs.
     ("/org.openoffice.Office.Java/VirtualMachine", "Enable", "xs:boolean", "false"),
     # A new presentation (open_app("impress")) would start behind a modal "Select a Template" dialog.
-    ("/org.openoffice.Office.Impress/Misc", "StartWithTemplate", "xs:boolean", "false"),
+    ("/org.openoffice.Office.Impress/Misc/NewDoc", "AutoPilot", "xs:boolean", "false"),
 )
 
 
