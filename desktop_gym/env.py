@@ -32,6 +32,8 @@ DEFAULT_OBSERVATION = (
     "last_action_result",
     "last_action_error",
 )
+OFFICE_APPS = ("calc", "writer", "impress")
+SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
 _WIPE_HOME = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +'
 
 
@@ -274,9 +276,27 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         assert self._task is not None and self._ctx is not None
         try:
             self._ctx.client.wait_apps_idle()  # a save the agent started must finish before we read the file
+            if self._task.needs_save:
+                self._wait_for_pending_saves()
             return self._task.verify(self._ctx)
         except GuestError as error:
             return VerifierResult.failed(f"the verifier could not read the desktop: {error}")
+
+    def _wait_for_pending_saves(self) -> None:
+        """Give a save in flight the time to land: wait while an office document has unsaved changes.
+
+        LibreOffice writes the file up to ~1.5 s after ctrl+s (measured under load), after it looks
+        idle; its modified flag clears when the file is written. An episode whose document was never
+        saved pays at most ``SAVE_GRACE_S`` here.
+        """
+        assert self._client is not None
+        deadline = time.monotonic() + SAVE_GRACE_S
+        offices = sorted({info.app for info in self._client.apps() if info.alive and info.app in OFFICE_APPS})
+        for app in offices:
+            while self._client.app_info(app, max_chars=0, check_modified=True)["modified"]:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.05)
 
     def _settle(self) -> None:
         if self.settle_timeout > 0 and self._client is not None:

@@ -147,7 +147,7 @@ class ContainerBackend(Backend):
     def _image(self) -> str:
         import docker
 
-        from ..images import build_image, image_tag
+        from ..images import ensure_image, image_tag
 
         image = self.image or image_tag()
         try:
@@ -155,7 +155,7 @@ class ContainerBackend(Backend):
         except docker.errors.ImageNotFound:
             if not self.build_image:
                 raise BackendError(f"image {image} is not built: run `{BUILD_HINT}`") from None
-            image = build_image(engine="podman" if shutil.which("podman") else "docker", offline=True)
+            image = ensure_image("podman" if shutil.which("podman") else "docker")
         return image
 
     def remove_stale_containers(self) -> list[str]:

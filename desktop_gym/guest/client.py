@@ -303,27 +303,32 @@ class GuestClient:
         request = pb.CallApiRequest(app=app, method=method, args_json=args_json)
         return self._call("CallApi", request, timeout=timeout or max(self.timeout, API_DEADLINE)).result_json
 
-    def app_info(self, app: str | None = None, max_chars: int = 5000, timeout: float = 10.0) -> dict:
+    def app_info(
+        self, app: str | None = None, max_chars: int = 5000, timeout: float = 10.0, check_modified: bool = False
+    ) -> dict:
         """Which launched app has the focus (or ``app``), its tool class and its API summary.
 
         Args:
             app: An app (``"calc"``) or tool class; None for the app whose window has the focus.
             max_chars: The longest summary; 0 asks only which app it is (no call into the app).
             timeout: Seconds the guest gives the app to summarise itself.
+            check_modified: Also ask the app whether its document has unsaved changes.
 
         Returns:
-            ``{"app", "tool_class", "summary", "window_id"}``: ``app`` is ``""`` when the focused
-            window belongs to no launched app, ``tool_class`` and ``summary`` are ``""`` for apps
-            without an API, ``window_id`` is None when there is no window.
+            ``{"app", "tool_class", "summary", "window_id", "modified"}``: ``app`` is ``""`` when
+            the focused window belongs to no launched app, ``tool_class`` and ``summary`` are
+            ``""`` for apps without an API, ``window_id`` is None when there is no window,
+            ``modified`` is False unless asked for and the document has unsaved changes.
 
         Raises:
             GuestError: ``app`` is not running or unknown, or the summary failed.
         """
-        request = pb.AppInfoRequest(app=app or "", max_chars=max_chars, timeout=timeout)
+        request = pb.AppInfoRequest(app=app or "", max_chars=max_chars, timeout=timeout, check_modified=check_modified)
         reply = self._call("GetAppInfo", request, timeout=timeout + DEADLINE_MARGIN)
         return {
             "app": reply.app,
             "tool_class": reply.tool_class,
             "summary": reply.summary,
             "window_id": reply.window_id or None,
+            "modified": reply.modified,
         }

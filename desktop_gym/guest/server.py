@@ -338,9 +338,24 @@ class GuestServicer(pb_grpc.GuestServicer):
         if tools is not None and request.max_chars > 0 and hasattr(tools, "summary"):
             timeout = request.timeout or registry.DEFAULT_TIMEOUT_S
             summary = registry.summarize(self.launcher.get(app), request.max_chars, timeout=timeout)
+        modified = False
+        if request.check_modified and app in APPS:
+            connection = self.launcher.get(app).uno
+            if connection is not None:
+                timeout = request.timeout or registry.DEFAULT_TIMEOUT_S
+                modified = connection.call(_document_modified, connection, timeout=timeout, what="isModified")
         return pb.AppInfoReply(
-            app=app, tool_class=tools.__name__ if tools is not None else "", summary=summary, window_id=window_id
+            app=app,
+            tool_class=tools.__name__ if tools is not None else "",
+            summary=summary,
+            window_id=window_id,
+            modified=modified,
         )
+
+
+def _document_modified(connection) -> bool:
+    document = connection.current_document()
+    return bool(document is not None and hasattr(document, "isModified") and document.isModified())
 
 
 def _process_group(pid: int | None) -> int | None:

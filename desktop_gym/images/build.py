@@ -14,6 +14,7 @@ Both tag the result ``desktop-gym:<content hash>``; a build is skipped when that
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -250,3 +251,10 @@ def build_image(
         _engine_run(engine, ["tag", target, tag], f"{engine} tag {tag}")
         log(f"tagged {tag}")
     return target
+
+
+@functools.cache
+def ensure_image(engine: str = "podman") -> str:
+    """:func:`build_image` (offline) once per process: later calls return the first tag without
+    re-hashing the tree, so a test session or a fleet of backends uses one image."""
+    return build_image(engine=engine, offline=True)

@@ -254,6 +254,23 @@ def field_ready(text: str) -> WaitFor:
     )
 
 
+def gate_on_grid(steps: Sequence[Step]) -> list[Step]:
+    """``steps`` with :data:`GRID_READY` gates at the start, after each typing step and around the save.
+
+    Typed text is committed, and Ctrl+S handled, only when LibreOffice gets to those key events; the
+    focus coming back to the grid shows it has (a save still queued behind typing could otherwise
+    land after the verifier has read the file).
+    """
+    gated: list[Step] = [GRID_READY]
+    for step in steps:
+        if step == GUI_SAVE and gated[-1] is not GRID_READY:
+            gated.append(GRID_READY)
+        gated.append(step)
+        if isinstance(step, str) and (step.startswith("type(") or step == GUI_SAVE):
+            gated.append(GRID_READY)
+    return gated
+
+
 def double_click_node(role: str, name: str) -> A11yStep:
     """A step double-clicking the centre of the node ``role`` ``name`` found in the a11y tree."""
 
@@ -323,4 +340,4 @@ class CalcFamily(Task):
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy | None:
         steps = self.gui_steps(params)
-        return None if steps is None else TreePolicy([GRID_READY, *steps, DONE])
+        return None if steps is None else TreePolicy([*gate_on_grid(steps), DONE])

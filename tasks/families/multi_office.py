@@ -14,11 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_document_text, verify_docx_paragraph_style, verify_docx_tables
-from ...verifiers import verify_sheet_table
+from ...verifiers import (
+    all_of,
+    verify_document_text,
+    verify_docx_paragraph_style,
+    verify_docx_tables,
+    verify_sheet_table,
+)
 from ...verifiers.result import VerifierResult
 from ..artifacts import xlsx_bytes
-from ..base import Policy, ScriptedPolicy, Task, TaskContext
+from ..base import Policy, ScriptedPolicy, Task, TaskContext, TaskSetupError
 from ..registry import register_task
 from .os_base import WORDS, distinct_words
 
@@ -56,7 +61,9 @@ class OfficeTransferTask(Task):
         raise NotImplementedError
 
     def setup(self, ctx: TaskContext) -> None:
-        ctx.client.exec("mkdir -p ~/Documents", shell=True, timeout=10)
+        made = ctx.client.exec("mkdir -p ~/Documents", shell=True, timeout=10)
+        if made.returncode != 0:
+            raise TaskSetupError(f"could not create ~/Documents: {made.stderr.strip()[:200]}")
         for path, data in self.input_files(ctx.params).items():
             ctx.client.put_file(path, data)
         ctx.client.launch_app(*self.source(ctx.params))
@@ -100,7 +107,10 @@ class CsvToXlsxTotal(OfficeTransferTask):
         table = [["Item", "Units", "Price"], *rows, ["Total", f"=SUM(B2:B{len(rows) + 1})"]]
         return in_new_document(
             "calc",
-            [f"CalcTools.set_range_values(start_cell='A1', values={table!r})", f"CalcTools.save(path={params['xlsx']!r})"],
+            [
+                f"CalcTools.set_range_values(start_cell='A1', values={table!r})",
+                f"CalcTools.save(path={params['xlsx']!r})",
+            ],
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -172,7 +182,10 @@ class TextToWriterParagraphs(OfficeTransferTask):
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1, WORDS)[0]
         count = int(rng.integers(2, 5))
-        lines = [f"Site notes for {stem.title()} depot", *(str(s) for s in rng.choice(SENTENCES, size=count, replace=False))]
+        lines = [
+            f"Site notes for {stem.title()} depot",
+            *(str(s) for s in rng.choice(SENTENCES, size=count, replace=False)),
+        ]
         return {"txt": f"~/notes/{stem}_site.txt", "docx": f"~/Documents/{stem}_site.docx", "lines": lines}
 
     def input_files(self, params: Mapping[str, Any]) -> dict[str, bytes]:

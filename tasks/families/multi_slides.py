@@ -75,7 +75,8 @@ class ChartToSlide(OfficeTransferTask):
         "The quarterly revenue in {xlsx} is open in LibreOffice Calc, and its bar chart is saved as the picture "
         "{png}. Create a new LibreOffice Impress presentation whose first slide has the title {title}, shows "
         "that chart picture, and has a text reading 'Best quarter: ' followed by the quarter (Q1 to Q4) with "
-        "the highest revenue in the spreadsheet, e.g. 'Best quarter: Q2'. Save it as {pptx} (PowerPoint 2007-365 format)."
+        "the highest revenue in the spreadsheet, e.g. 'Best quarter: Q2'. Save it as {pptx} "
+        "(PowerPoint 2007-365 format)."
     )
     apps = ("calc", "impress")
     tags = ("multi", "calc", "impress")
@@ -93,7 +94,10 @@ class ChartToSlide(OfficeTransferTask):
 
     def input_files(self, params: Mapping[str, Any]) -> dict[str, bytes]:
         rows = [["Quarter", "Revenue"], *zip(QUARTERS, params["revenue"], strict=True)]
-        return {params["xlsx"]: xlsx_bytes(rows, sheet_title="Revenue"), params["png"]: bar_chart_png(params["revenue"])}
+        return {
+            params["xlsx"]: xlsx_bytes(rows, sheet_title="Revenue"),
+            params["png"]: bar_chart_png(params["revenue"]),
+        }
 
     def source(self, params: Mapping[str, Any]) -> tuple[str, str]:
         return "calc", params["xlsx"]

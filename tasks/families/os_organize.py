@@ -116,9 +116,8 @@ class RenameByPattern(TerminalTask):
         return shell_oracle(f"cd ~/Pictures/{params['album']} && {moves}")
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return typed_commands(
-            f'cd ~/Pictures/{params["album"]} && for f in IMG_*.jpg; do mv "$f" "{params["place"]}_${{f#IMG_}}"; done; cd ~'
-        )
+        rename = f'for f in IMG_*.jpg; do mv "$f" "{params["place"]}_${{f#IMG_}}"; done'
+        return typed_commands(f"cd ~/Pictures/{params['album']} && {rename}; cd ~")
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "place": next(p for p in PLACES if p != params["place"])}

@@ -57,9 +57,9 @@ def test_unknown_backend_name() -> None:
 def test_container_backend_passes(reset_mode: str) -> None:
     from desktop_gym.backends import podman_service
     from desktop_gym.backends.container import ContainerBackend
-    from desktop_gym.images import build_image
+    from desktop_gym.images import ensure_image
 
-    image = build_image(engine="podman", offline=True)  # cached by content hash after the first build
+    image = ensure_image("podman")  # cached by content hash after the first build
     backend = ContainerBackend(image=image, base_url=podman_service.start_podman_service(), reset_mode=reset_mode)
     report = check_backend(backend)
     _assert_passed(report)

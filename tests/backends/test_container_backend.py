@@ -17,7 +17,7 @@ import docker
 from desktop_gym.backends import BackendError, make_backend, podman_service
 from desktop_gym.backends.container import LABEL_BACKEND, LABEL_OWNER, ContainerBackend, owner_alive, owner_label
 from desktop_gym.guest.client import GuestClient
-from desktop_gym.images import build_image
+from desktop_gym.images import ensure_image
 
 # The first test builds the image when it is missing (debootstrap ~1.5-3 min + package layer ~40 s).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -30,7 +30,7 @@ def engine_url() -> str:
 
 @pytest.fixture(scope="module")
 def image() -> str:
-    return build_image(engine="podman", offline=True)
+    return ensure_image("podman")
 
 
 @pytest.fixture(scope="module")

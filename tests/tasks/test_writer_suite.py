@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from desktop_gym import DesktopEnv
-from desktop_gym.tasks import get_task
-from desktop_gym.tasks.artifacts import docx_bytes
+from desktop_gym.tasks import TaskContext, get_task
 from desktop_gym.tasks.families.writer_base import GuiScript, click_node, find_node, tree_nodes
 from desktop_gym.tasks.families.writer_edit import EDIT_TASKS
 from desktop_gym.tasks.families.writer_layout import LAYOUT_TASKS
@@ -33,19 +32,38 @@ def test_suite_shape() -> None:
     assert all(task.api_oracle(params[task.id]) is not None for task in feasible)
 
 
+class FileRecordingClient:
+    """Test double of GuestClient for ``setup``: records the files written and apps launched (no desktop)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.launched: list[tuple[str, str]] = []
+
+    def put_file(self, path: str, data: bytes) -> None:
+        self.files[path] = data
+
+    def launch_app(self, app: str, path: str) -> None:
+        self.launched.append((app, path))
+
+
+def setup_files(task_id: str, seed: int) -> tuple[dict, FileRecordingClient]:
+    task = get_task(task_id)
+    rng = np.random.default_rng(seed)
+    params = task.sample_params(rng)
+    client = FileRecordingClient()
+    task.setup(TaskContext(client=client, rng=rng, params=params))  # type: ignore[arg-type]
+    return params, client
+
+
 @pytest.mark.parametrize("task_id", WRITER_TASKS)
 def test_same_seed_same_task_and_bytes(task_id: str) -> None:
-    task = get_task(task_id)
-    first, second = (task.sample_params(np.random.default_rng(5)) for _ in range(2))
-    assert first == second
-    assert any(task.sample_params(np.random.default_rng(seed)) != first for seed in range(6, 9))
-    instruction = task.instruction(first)
+    first, first_files = setup_files(task_id, 5)
+    second, second_files = setup_files(task_id, 5)
+    assert first == second and first_files.files == second_files.files
+    assert first_files.launched == [("writer", first["path"])] and list(first_files.files) == [first["path"]]
+    assert any(setup_files(task_id, seed)[1].files != first_files.files for seed in range(6, 9))
+    instruction = get_task(task_id).instruction(first)
     assert "{" not in instruction and first["path"] in instruction
-
-    def document(params: dict) -> bytes:
-        return docx_bytes(params["paragraphs"], heading=params["heading"], title=params.get("doc_title"))
-
-    assert document(first) == document(second)
 
 
 @pytest.mark.parametrize("task_id", [t for t in WRITER_TASKS if not get_task(t).infeasible])
