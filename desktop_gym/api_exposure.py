@@ -18,6 +18,7 @@ from typing import Any
 from .actions import Action, ActionSet, ApiCall, Done, Exit, Fail, Wait
 from .actions.executor import action_name
 from .guest.apps import registry
+from .guest.client import GuestClient, GuestError
 
 ACTION_MODES = ("gui", "api", "hybrid")
 API_SCOPES = ("focused", "all")
@@ -104,6 +105,22 @@ class ApiExposure:
         return specs
 
     # ------------------------------------------------------------------ refusals
+    def refusal(self, action: Action, client: GuestClient, focused: dict[str, Any] | None) -> str | None:
+        """Why the action mode or the API scope refuses ``action`` (None: it may run).
+
+        Args:
+            action: The parsed action.
+            client: The guest, asked for the focus when ``focused`` is None and for the running apps.
+            focused: ``app_info`` of the focused app as the agent observed it, or None.
+        """
+        refusal = self.mode_refusal(action)
+        if refusal is None and isinstance(action, ApiCall) and self.needs_focus_check(action):
+            try:
+                refusal = self.focus_refusal(action, focused or client.app_info(max_chars=0), client.apps)
+            except GuestError:
+                return None  # the call itself reports what is wrong with the desktop
+        return refusal
+
     def mode_refusal(self, action: Action) -> str | None:
         """Why ``action`` is refused under the action mode, or None when it may run."""
         name = action_name(action)

@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .actions import Action, ActionOutcome, ActionParseError, ActionSet, ApiCall, execute
+from .actions import Action, ActionOutcome, ActionParseError, ActionSet, execute
 from .api_exposure import ApiExposure
 from .backends import Backend, DesktopHandle, make_backend
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
@@ -222,7 +222,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         outcome = ActionOutcome(result=None, error=None, terminal=False, success=None)
         for index, typed in enumerate(actions):
             # The first action answers the observation (its focus); later ones follow earlier actions.
-            refusal = self._refusal(typed, self._observed_focus if index == 0 else None)
+            refusal = self.exposure.refusal(typed, self._client, self._observed_focus if index == 0 else None)
             if refusal is not None:
                 outcome = ActionOutcome(error=refusal)
                 break
@@ -234,21 +234,6 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         return ActionOutcome(
             result="\n".join(results) or None, error=outcome.error, terminal=outcome.terminal, success=outcome.success
         )
-
-    def _refusal(self, action: Action, focused: dict[str, Any] | None) -> str | None:
-        """Why the action mode or the API scope refuses ``action`` (None: it may run).
-
-        ``focused`` is the focused app as observed; None asks the guest.
-        """
-        refusal = self.exposure.mode_refusal(action)
-        if refusal is None and isinstance(action, ApiCall) and self.exposure.needs_focus_check(action):
-            assert self._client is not None
-            try:
-                focused = focused or self._client.app_info(max_chars=0)
-                refusal = self.exposure.focus_refusal(action, focused, self._client.apps)
-            except GuestError:
-                return None  # the call itself reports what is wrong with the desktop
-        return refusal
 
     def describe(self, fmt: str = "python") -> str:
         """Prompt text for the actions and app APIs offered now (they follow the mode and the focus)."""
@@ -291,12 +276,15 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         """
         assert self._client is not None
         deadline = time.monotonic() + SAVE_GRACE_S
-        offices = sorted({info.app for info in self._client.apps() if info.alive and info.app in OFFICE_APPS})
-        for app in offices:
-            while self._client.app_info(app, max_chars=0, check_modified=True)["modified"]:
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.05)
+        try:
+            offices = sorted({info.app for info in self._client.apps() if info.alive and info.app in OFFICE_APPS})
+            for app in offices:
+                while self._client.app_info(app, max_chars=0, check_modified=True)["modified"]:
+                    if time.monotonic() > deadline:
+                        return
+                    time.sleep(0.05)
+        except GuestError:
+            return  # an app that died or hangs: the verifier reads whatever was written
 
     def _settle(self) -> None:
         if self.settle_timeout > 0 and self._client is not None:

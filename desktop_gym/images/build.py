@@ -180,15 +180,23 @@ def build_base(engine: str, tag: str, workdir: Path, log: Log = _print) -> None:
         shutil.rmtree(root, ignore_errors=True)  # 1 GB, and it must not end up in a build context
 
 
-def prune_images(engine: str, keep: str) -> list[str]:
-    """Remove other images of ``keep``'s repository (those in use stay) and dangling layers; return their tags."""
+def prune_images(engine: str, keep: str, keep_recent: int = 3) -> list[str]:
+    """Remove all but the ``keep_recent`` newest images of ``keep``'s repository (``keep`` itself, those
+    in use and ``:latest`` stay) and dangling layers; return the removed tags. Keeping a few lets
+    processes that still start containers from a slightly older tag go on."""
+    repository = keep.split(":")[0]
     listed = subprocess.run(
         [engine, "images", "--format", "{{.Repository}}:{{.Tag}}"], capture_output=True, text=True
     ).stdout.split()
+    ours = [tag for tag in listed if tag.rsplit("/", 1)[-1].startswith(repository + ":")]  # podman: localhost/...
+    created = {}
+    for tag in ours:
+        result = subprocess.run([engine, "image", "inspect", "--format", "{{.Created}}", tag], capture_output=True)
+        created[tag] = result.stdout.decode().strip()
     removed = []
-    for tag in listed:
-        name = tag.rsplit("/", 1)[-1]  # podman lists localhost/desktop-gym:...
-        if name.startswith(keep.split(":")[0] + ":") and name != keep and not name.endswith(":latest"):
+    for tag in sorted(ours, key=lambda t: created[t], reverse=True)[keep_recent:]:
+        name = tag.rsplit("/", 1)[-1]
+        if name != keep and not name.endswith(":latest"):
             if subprocess.run([engine, "rmi", tag], capture_output=True).returncode == 0:
                 removed.append(name)
     subprocess.run([engine, "image", "prune", "-f"], capture_output=True)
@@ -232,7 +240,7 @@ def build_image(
                 else:
                     log(f"building base image {base} (debootstrap, ~3 min)")
                     build_base(engine, base, workdir, log)
-                    prune_images(engine, keep=base)
+                    prune_images(engine, keep=base, keep_recent=1)
                 log(f"building {target} on {base}")
                 build_wheelhouse(src, workdir, log)
                 shutil.rmtree(src)

@@ -17,7 +17,8 @@ from desktop_gym.backends import BackendError, available_backends, make_backend
 from desktop_gym.backends.qemu import QemuBackend, kvm_usable
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
-from desktop_gym.images.qemu_guest import GuestImage, build_guest_image
+from desktop_gym.images.qemu_guest import GuestImage, build_guest_image, latest_guest_image
+from desktop_gym.images.qemu_recipes import DESKTOP
 
 pytestmark = [
     pytest.mark.slow,
@@ -142,3 +143,13 @@ def test_conformance_checks_then_close_leaves_nothing(guest_image):
     assert not workdir.exists(), "the overlay folder survived close"
     with pytest.raises(BackendError, match="not running"):
         backend.snapshot()
+
+
+def test_desktop_guest_passes_every_backend_check():
+    """Opt-in (slow, ~1.5 GB image): runs when ``desktop-gym image build --qemu`` has been run."""
+    image = latest_guest_image(DESKTOP)
+    if image is None:
+        pytest.skip("the desktop guest is not built: desktop-gym image build --qemu")
+    report = check_backend(QemuBackend(image=image, cpus=2, startup_timeout=600), timeout=300)
+    print(report.summary())
+    report.raise_for_failures()

@@ -12,7 +12,13 @@ pytestmark = pytest.mark.slow
 
 def test_no_focused_app_and_apis_without_an_app(guest: GuestClient) -> None:
     assert guest.app_info()["app"] == ""
-    assert guest.app_info("os") == {"app": "os", "tool_class": "OSTools", "summary": "", "window_id": None}
+    assert guest.app_info("os") == {
+        "app": "os",
+        "tool_class": "OSTools",
+        "summary": "",
+        "window_id": None,
+        "modified": False,
+    }
     with pytest.raises(GuestError, match="no running calc app"):
         guest.app_info("calc")
     with pytest.raises(GuestError, match="no app API for 'NoSuchTools'"):
@@ -26,6 +32,10 @@ def test_focused_calc_then_terminal(guest: GuestClient) -> None:
     assert info["summary"].startswith("Sheets: Data, Notes\nActive sheet: Data\nUsed range: A1:D6")
     call(guest, "set_cell_value", cell="B3", value="changed-live")
     assert "changed-live" in guest.app_info()["summary"]  # the live document, not the file
+    assert guest.app_info("calc", max_chars=0, check_modified=True)["modified"] is True
+    call(guest, "save")
+    assert guest.app_info("calc", max_chars=0, check_modified=True)["modified"] is False
+    assert guest.app_info("calc", max_chars=0)["modified"] is False  # not asked for
     short = guest.app_info(max_chars=12)["summary"]
     assert short == "Sheets: D..." and len(short) == 12
     assert guest.app_info(max_chars=0)["summary"] == ""
