@@ -33,7 +33,7 @@ def summary_table(proofs: list[Any]) -> str:
     rows = [
         (
             p.task_id,
-            ",".join(p.oracle_kinds) or "-",
+            ",".join(kind if p.verdict(kind) == "ok" else f"{kind}:FAIL" for kind in p.oracle_kinds) or "-",
             p.verdict("null"),
             p.verdict("perturbed") if p.verdict("perturbed") != "-" else ("n/a" if "oracle" in p.oracle_kinds else "-"),
             f"{p.seconds:.1f}s",

@@ -318,8 +318,18 @@ class QemuBackend(Backend):
             raise BackendError(f"loadvm {name} failed: {output.strip()}")
         assert self._handle is not None and self._handle.token is not None
         self._wait_for_guest(self._handle.address, self._handle.token, time.monotonic() + self.startup_timeout)
+        self._sync_clock()
         self.timings["restore_s"] = time.monotonic() - started
         return self._handle
+
+    def _sync_clock(self) -> None:
+        """Set the guest's clock to the host's: a restored machine resumes at the snapshot's time,
+        so files it writes would look older than the episode (and mtime checks would misjudge them)."""
+        assert self._handle is not None
+        with GuestClient(self._handle.address, token=self._handle.token, timeout=10.0) as client:
+            result = client.exec(["date", "-u", "-s", f"@{time.time():.3f}"])
+        if result.returncode != 0:
+            raise BackendError(f"could not set the guest clock after a restore: {result.stderr.strip()}")
 
     def reset_desktop(self) -> DesktopHandle:
         """Restore the ``"clean"`` snapshot (taken at start), or the latest one taken."""

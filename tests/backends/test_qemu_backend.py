@@ -117,6 +117,9 @@ def test_reset_desktop_restores_the_clean_boot_snapshot(vm):
     with GuestClient(handle.address, token=handle.token, timeout=30) as client:
         assert client.exec(["sh", "-c", "test -e ~/episode.txt && echo present"]).stdout.strip() == ""
         assert client.exec(["sh", "-c", "test -e ~/hello.txt && echo present"]).stdout.strip() == ""
+        # The clean snapshot is from boot; the guest clock must be the host's now, not the snapshot's.
+        guest_now = float(client.exec(["date", "+%s.%N"]).stdout)
+        assert abs(guest_now - time.time()) < 3, f"guest clock off by {guest_now - time.time():.1f} s after reset"
 
 
 def test_bad_snapshot_names_are_refused(vm):
