@@ -38,6 +38,7 @@ BUILD_HINTS = {"small": "desktop-gym image build --qemu-small", "desktop": "desk
 QEMU = "qemu-system-x86_64"
 KVM_GET_API_VERSION = 0xAE00
 DEFAULT_SNAPSHOT = "clean"
+BOOT_ATTEMPTS = 3
 _SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
@@ -172,7 +173,16 @@ class QemuBackend(Backend):
         image = self._guest_image()
         atexit.register(self.close)
         try:
-            self._handle = self._boot(image)
+            for attempt in range(BOOT_ATTEMPTS):
+                try:
+                    self._handle = self._boot(image)
+                    break
+                except BackendError as exc:
+                    # The forwarded port is picked free, then bound by QEMU: another process may take it between.
+                    if "host forwarding" not in str(exc) or attempt == BOOT_ATTEMPTS - 1:
+                        raise
+                    self.close()
+                    atexit.register(self.close)
             if self.snapshot_on_start:
                 self.snapshot(DEFAULT_SNAPSHOT)
         except BaseException:
@@ -323,8 +333,8 @@ class QemuBackend(Backend):
         return self._handle
 
     def _sync_clock(self) -> None:
-        """Set the guest's clock to the host's: a restored machine resumes at the snapshot's time,
-        so files it writes would look older than the episode (and mtime checks would misjudge them)."""
+        """Set the guest's clock to the host's: a restored machine's clock lags (it resumes near the
+        snapshot's time; 1.5 s behind after 10 s under TCG here), and mtime checks would misjudge files."""
         assert self._handle is not None
         with GuestClient(self._handle.address, token=self._handle.token, timeout=10.0) as client:
             result = client.exec(["date", "-u", "-s", f"@{time.time():.3f}"])
