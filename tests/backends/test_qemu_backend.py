@@ -139,14 +139,15 @@ def test_conformance_checks_then_close_leaves_nothing(guest_image, monkeypatch):
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
-    offered = [taken.getsockname()[1]]
+    taken_port = taken.getsockname()[1]
+    offered = [taken_port]
     monkeypatch.setattr(qemu, "_free_port", lambda real=qemu._free_port: offered.pop() if offered else real())
     backend = QemuBackend(image=guest_image, startup_timeout=240)
     try:
         handle = backend.start()  # check_backend's own start() gets this running VM back
     finally:
         taken.close()
-    assert handle.info["port"] != taken.getsockname()[1] if False else not offered
+    assert not offered and handle.info["port"] != taken_port
     pid, workdir = handle.info["pid"], backend.workdir
     assert _running(pid) and workdir is not None and (workdir / "overlay.qcow2").exists()
     report = check_backend(backend, timeout=60)
