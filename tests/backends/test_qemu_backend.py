@@ -14,8 +14,7 @@ import time
 import pytest
 
 from desktop_gym.backend_check import check_backend
-from desktop_gym.backends import BackendError, available_backends, make_backend
-from desktop_gym.backends import qemu
+from desktop_gym.backends import BackendError, available_backends, make_backend, qemu
 from desktop_gym.backends.qemu import QemuBackend, kvm_usable
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError

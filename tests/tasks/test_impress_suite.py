@@ -21,6 +21,7 @@ def env():
     environment.close()
 
 
+@pytest.mark.proofs  # the same proofs `desktop-gym tasks check` runs in CI; run with -m proofs
 @pytest.mark.parametrize("task_id", IMPRESS)
 def test_task_is_proven(env: DesktopEnv, task_id: str) -> None:
     proof = check_task(task_id, seeds=(0,), env=env)

@@ -121,6 +121,7 @@ def env():
     environment.close()
 
 
+@pytest.mark.proofs  # the same proofs `desktop-gym tasks check` runs in CI; run with -m proofs
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("task_id", WRITER_TASKS)
