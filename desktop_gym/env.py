@@ -146,7 +146,10 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         if task_id != self.task_id or self._task is None:
             self._task, self.task_id = get_task(task_id), task_id
         task = self._task
+        fresh = self._handle is None
         client = self._ensure_desktop()
+        if not fresh and getattr(self.backend, "reset_mode", "restart_apps") != "restart_apps":
+            client = self._restore_desktop()
         try:
             client.kill_apps()
             client.exec(_WIPE_HOME, shell=True, timeout=30)
@@ -169,6 +172,16 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             "reset_seconds": time.perf_counter() - started,
         }
         return observation, info
+
+    def _restore_desktop(self) -> GuestClient:
+        """Let the backend restore its initial desktop (recreate a container, load a VM snapshot)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        self._handle = self.backend.reset_desktop()
+        self._client = GuestClient(self._handle.address, token=self._handle.token)
+        self._client.wait_ready()
+        return self._client
 
     def _restart_desktop(self) -> GuestClient:
         if self._handle is not None:

@@ -51,6 +51,10 @@ class Backend(ABC):
     name: str = "base"
     width: int = 1280
     height: int = 720
+    #: ``"restart_apps"``: between episodes the env kills the apps and empties the home through the
+    #: guest. Any other mode (``"recreate"`` a container, load a VM ``"snapshot"``) makes the env call
+    #: :meth:`reset_desktop` first.
+    reset_mode: str = "restart_apps"
 
     @property
     def screen_size(self) -> tuple[int, int]:
@@ -64,6 +68,14 @@ class Backend(ABC):
     @abstractmethod
     def close(self) -> None:
         """Kill everything this backend started."""
+
+    def reset_desktop(self) -> DesktopHandle:
+        """Restore the desktop's initial state and return its (possibly new) handle.
+
+        The default restarts it; backends with a cheaper full restore override this.
+        """
+        self.close()
+        return self.start()
 
     def __enter__(self) -> Backend:
         return self

@@ -201,3 +201,24 @@ def test_shared_memory_screenshots_when_asked(image: str, engine_url: str) -> No
         client.close()
     finally:
         backend.close()
+
+
+
+def test_env_reset_recreates_the_container_in_recreate_mode(image: str, engine_url: str) -> None:
+    from desktop_gym import DesktopEnv
+
+    backend = ContainerBackend(image=image, base_url=engine_url, reset_mode="recreate")
+    env = DesktopEnv(task_id="files.move_and_rename", backend=backend, observation=("instruction",))
+    try:
+        env.reset(seed=0)
+        first = backend.start().info["container"]
+        # Outside the home, so only a new container (not the env's app restart) removes it.
+        assert env.client.exec("touch /tmp/left-behind", shell=True).returncode == 0
+        env.reset(seed=1)
+        assert backend.start().info["container"] != first
+        assert env.client.exec("test -e /tmp/left-behind", shell=True).returncode != 0
+        _, _, terminated, _, info = env.step("OSTools.list_folder(path='~/Downloads')")
+        assert not terminated and info["action_error"] is None
+    finally:
+        env.close()
+        backend.close()
