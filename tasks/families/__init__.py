@@ -4,8 +4,4 @@ input files, so one family yields unlimited variants; the same seed gives the sa
 One module per app suite; importing this package registers them all.
 """
 
-from . import writer  # noqa: F401
-from . import calc  # noqa: F401
-from . import impress  # noqa: F401
-from . import os  # noqa: F401
-from . import multi  # noqa: F401
+from . import calc, impress, multi, os, writer  # noqa: F401  (each registers its suite)

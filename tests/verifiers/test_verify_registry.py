@@ -68,6 +68,10 @@ FILE_VERIFIER_KWARGS: dict[str, dict[str, Any]] = {
     "file_contains": {"text": "x"},
     "file_regex": {"pattern": "x"},
     "file_sha256": {"sha256": "00"},
+    "tar_archive": {"expected": ["x"]},
+    "xlsx_conditional_rule": {"cell_range": "A1:A3", "operator": "greater", "value": 1},
+    "xlsx_fill": {"cells": "A1", "color": "FF0000"},
+    "xlsx_merged_cells": {"cell_range": "A1:B1"},
 }
 
 BROKEN_FILES = {
