@@ -15,14 +15,11 @@ must reconnect (its TCP connection belongs to the machine state that was thrown 
 from __future__ import annotations
 
 import atexit
-import fcntl
-import functools
 import os
 import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -32,58 +29,13 @@ from pathlib import Path
 from ..guest.client import GuestClient
 from ..guest.types import GuestError
 from .base import Backend, BackendError, DesktopHandle
+from .qemu_host import QEMU, free_port, kvm_usable
 from .qemu_qmp import QmpConnection, QmpError
 
 BUILD_HINTS = {"small": "desktop-gym image build --qemu-small", "desktop": "desktop-gym image build --qemu"}
-QEMU = "qemu-system-x86_64"
-KVM_GET_API_VERSION = 0xAE00
 DEFAULT_SNAPSHOT = "clean"
 BOOT_ATTEMPTS = 3
 _SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-
-
-def _kvm_device_opens(device: str) -> bool:
-    try:
-        fd = os.open(device, os.O_RDWR | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        return fcntl.ioctl(fd, KVM_GET_API_VERSION, 0) == 12
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
-@functools.cache
-def kvm_usable(device: str = "/dev/kvm") -> bool:
-    """Whether QEMU can run a KVM vCPU here (cached per process).
-
-    An openable ``/dev/kvm`` is not enough: under nested virtualization QEMU may abort while setting
-    up the vCPU (seen: "failed to set MSR 0x10a"). So a paused VM is started and asked to quit over
-    QMP; only a clean exit counts.
-    """
-    if not _kvm_device_opens(device) or shutil.which(QEMU) is None:
-        return False
-    probe = [QEMU, "-accel", "kvm", "-cpu", "host", "-machine", "pc", "-nodefaults", "-display", "none"]
-    probe += ["-m", "16", "-S", "-qmp", "stdio"]
-    try:
-        result = subprocess.run(
-            probe,
-            input='{"execute":"qmp_capabilities"}\n{"execute":"quit"}\n',
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except subprocess.TimeoutExpired:
-        return False
-    return result.returncode == 0
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class QemuBackend(Backend):
@@ -211,7 +163,7 @@ class QemuBackend(Backend):
         token = secrets.token_hex(16)
         token_file.touch(mode=0o600)
         token_file.write_text(token)
-        accel, port = self._accel(), _free_port()
+        accel, port = self._accel(), free_port()
         qmp_socket = self.workdir / "qmp.sock"
         self._qmp = QmpConnection(f"qemu-{self.workdir.name}")
         self._qmp.listen(str(qmp_socket))

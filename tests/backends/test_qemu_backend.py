@@ -140,7 +140,7 @@ def test_conformance_checks_then_close_leaves_nothing(guest_image, monkeypatch):
     taken.listen()
     taken_port = taken.getsockname()[1]
     offered = [taken_port]
-    monkeypatch.setattr(qemu, "_free_port", lambda real=qemu._free_port: offered.pop() if offered else real())
+    monkeypatch.setattr(qemu, "free_port", lambda real=qemu.free_port: offered.pop() if offered else real())
     backend = QemuBackend(image=guest_image, startup_timeout=240)
     try:
         handle = backend.start()  # check_backend's own start() gets this running VM back
