@@ -77,6 +77,8 @@ class QemuBackend(Backend):
         self.build_image = build_image
         self.startup_timeout = startup_timeout
         self.snapshot_on_start = snapshot_on_start
+        # The env restores the boot snapshot between episodes (a full restore in ~0.5 s under TCG).
+        self.reset_mode = "snapshot" if snapshot_on_start else "restart_apps"
         self.workdir: Path | None = None
         self._proc: subprocess.Popen | None = None
         self._qmp: QmpConnection | None = None
