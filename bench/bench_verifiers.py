@@ -112,9 +112,7 @@ def main() -> None:
         "xlsx_conditional_formatting": lambda: v.verify_xlsx_conditional_formatting(xlsx, "F2:F10"),
         "xlsx_charts": lambda: v.verify_xlsx_charts(xlsx, chart_type="bar", title="Totals"),
         "xlsx_pivot_tables (none)": lambda: v.not_(v.verify_xlsx_pivot_tables(xlsx)),
-        "sheet_table (500 rows)": lambda: v.verify_sheet_table(
-            xlsx, [["Item", "Region", "Q1"]], cell_range="A1:C1"
-        ),
+        "sheet_table (500 rows)": lambda: v.verify_sheet_table(xlsx, [["Item", "Region", "Q1"]], cell_range="A1:C1"),
         "docx_paragraph": lambda: v.verify_docx_has_paragraph(docx_data, "Key figure 59.", exact=False),
         "docx_font": lambda: v.verify_docx_font(docx_data, "Key figure 42.", bold=True),
         "docx_page_setup": lambda: v.verify_docx_page_setup(docx_data, orientation="portrait"),

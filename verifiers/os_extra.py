@@ -73,7 +73,9 @@ def verify_tar_archive(
     """
     data = require(data, "archive")
     if compression == "gzip" and not data.startswith(GZIP_MAGIC):
-        return VerifierResult.failed("the archive is not a readable gzip-compressed tar (no gzip header)", found=data[:4].hex())
+        return VerifierResult.failed(
+            "the archive is not a readable gzip-compressed tar (no gzip header)", found=data[:4].hex()
+        )
     found = _with_parents(list(tar_members(data)))
     wanted = _with_parents([_member_path(path) for path in expected])
     missing, extra = sorted(wanted - found), sorted(found - wanted)

@@ -126,9 +126,7 @@ class GuestServicer(pb_grpc.GuestServicer):
         display_name: X display; ``None`` uses ``$DISPLAY``.
     """
 
-    def __init__(
-        self, home: Path, state_dir: Path, display_name: str | None = None, warm_spare: bool = False
-    ) -> None:
+    def __init__(self, home: Path, state_dir: Path, display_name: str | None = None, warm_spare: bool = False) -> None:
         self.home = Path(home).resolve()
         self.display_name = display_name or os.environ.get("DISPLAY", "")
         self.env = processes.session_env(self.home)

@@ -176,7 +176,7 @@ def test_guest_errors_become_outcome_errors_prefixed_by_the_action() -> None:
 
 def test_api_calls_go_to_the_guest_and_return_its_result() -> None:
     client = RecordingGuestClient(SCREEN)
-    client.api_results["get_range_values"] = "[[1, \"a\"]]"
+    client.api_results["get_range_values"] = '[[1, "a"]]'
     outcome, calls = run(ApiCall("CalcTools", "get_range_values", {"cell_range": "A1:B1"}), client)
     assert outcome == ActionOutcome(result='[[1, "a"]]')
     assert calls == [

@@ -203,7 +203,6 @@ def test_shared_memory_screenshots_when_asked(image: str, engine_url: str) -> No
         backend.close()
 
 
-
 def test_env_reset_recreates_the_container_in_recreate_mode(image: str, engine_url: str) -> None:
     from desktop_gym import DesktopEnv
 

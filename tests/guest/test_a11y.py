@@ -149,9 +149,7 @@ def test_a11y_environment_sets_gtk3_and_keeps_the_bridge() -> None:
 def test_no_accessibility_bus_is_an_error_not_an_abort() -> None:
     # libatspi g_error()s (SIGTRAP) without a bus; run it in a child so that a regression cannot kill pytest.
     env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS", "DISPLAY")
+        k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS", "DISPLAY")
     }
     code = (
         "from desktop_gym.guest import a11y\n"
@@ -212,20 +210,14 @@ def test_max_nodes_and_timeout_truncate(calc_desktop: dict[str, str]) -> None:
 def test_find_nodes_returns_clickable_boxes(calc_desktop: dict[str, str]) -> None:
     (data_menu,) = a11y.find_nodes("menu", "Data", app="soffice")
     assert 0 < data_menu.y < 60 and data_menu.width > 10 and data_menu.height > 10
-    name_box = next(
-        n for n in a11y.find_nodes("text", app="soffice") if re.fullmatch(r"[A-Z]+[0-9]+", n.text)
-    )
+    name_box = next(n for n in a11y.find_nodes("text", app="soffice") if re.fullmatch(r"[A-Z]+[0-9]+", n.text))
     assert name_box.x < 100 and 60 < name_box.y < 200 and name_box.width > 50
     assert "editable" in name_box.states
     assert a11y.find_nodes("PUSH_BUTTON", "save", exact=False, limit=1)[0].name == "Save"
 
     # Clicking the menu's centre opens it: its items become visible with boxes below the menu bar.
-    subprocess.run(
-        ["xdotool", "mousemove", *map(str, data_menu.center), "click", "1"], env=calc_desktop, check=True
-    )
-    sort = _poll(lambda: a11y.find_nodes("menu item", "Sort...", app="soffice"), 10, "the Data menu to open")[
-        0
-    ]
+    subprocess.run(["xdotool", "mousemove", *map(str, data_menu.center), "click", "1"], env=calc_desktop, check=True)
+    sort = _poll(lambda: a11y.find_nodes("menu item", "Sort...", app="soffice"), 10, "the Data menu to open")[0]
     assert sort.y >= data_menu.y + data_menu.height - 2 and abs(sort.x - data_menu.x) < 20
     subprocess.run(["xdotool", "key", "Escape"], env=calc_desktop, check=True)
     _poll(lambda: not a11y.find_nodes("menu item", "Sort...", app="soffice"), 10, "the Data menu to close")
@@ -238,14 +230,10 @@ def test_libreoffice_own_widgets_report_true_screen_boxes(calc_desktop: dict[str
     (bold,) = a11y.find_nodes("toggle button", "Bold", app="soffice")
     (menu_bar,) = [n for n in a11y.find_nodes("menu bar", app="soffice") if n.height > 0]
     assert bold.y >= menu_bar.y + menu_bar.height
-    subprocess.run(
-        ["xdotool", "mousemove", *map(str, bold.center), "click", "1"], env=calc_desktop, check=True
-    )
+    subprocess.run(["xdotool", "mousemove", *map(str, bold.center), "click", "1"], env=calc_desktop, check=True)
     _poll(
         lambda: {"checked", "pressed"} & a11y.find_nodes("toggle button", "Bold", app="soffice")[0].states,
         10,
         "Bold to be checked after clicking it",
     )
-    subprocess.run(
-        ["xdotool", "mousemove", *map(str, bold.center), "click", "1"], env=calc_desktop, check=True
-    )
+    subprocess.run(["xdotool", "mousemove", *map(str, bold.center), "click", "1"], env=calc_desktop, check=True)

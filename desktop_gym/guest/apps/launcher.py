@@ -230,8 +230,7 @@ class AppLauncher:
         rcfile = launch_dir / "bashrc"
         # PROMPT_COMMAND runs right before the first prompt is printed, i.e. when input is read.
         rcfile.write_text(
-            '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n'
-            f"PROMPT_COMMAND='touch {marker}; unset PROMPT_COMMAND'\n"
+            f'[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\nPROMPT_COMMAND=\'touch {marker}; unset PROMPT_COMMAND\'\n'
         )
         argv = ["xterm", "-e", "bash", "--rcfile", str(rcfile), "-i"]
         proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")

@@ -227,9 +227,7 @@ class UnoConnection:
         if bridge is None:
             return
         try:
-            _run_with_deadline(
-                bridge.dispose, (), 2.0, f"disposing the UNO bridge on pipe '{self.pipe_name}'"
-            )
+            _run_with_deadline(bridge.dispose, (), 2.0, f"disposing the UNO bridge on pipe '{self.pipe_name}'")
         except Exception:  # noqa: BLE001 - the office may already be gone; nothing left to release
             pass
 
