@@ -221,3 +221,16 @@ def test_env_reset_recreates_the_container_in_recreate_mode(image: str, engine_u
     finally:
         env.close()
         backend.close()
+
+
+def test_calc_task_is_proven_end_to_end_in_a_container(backend: ContainerBackend) -> None:
+    from desktop_gym import DesktopEnv
+    from desktop_gym.testing import check_task
+
+    env = DesktopEnv(task_id="starter.calc_fill_totals", backend=backend)
+    try:
+        proof = check_task("starter.calc_fill_totals", seeds=(0,), env=env)
+    finally:
+        env.close()  # the backend (module fixture) stays up
+    assert proof.proven, "\n".join(proof.why_unproven())
+    assert {"api", "gui", "null", "perturbed"} <= {episode.kind for episode in proof.episodes}
