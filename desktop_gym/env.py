@@ -267,6 +267,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             return f"the guest agent stopped answering: {error}"
         dead = sorted({info.app for info in apps if info.app in self._task.apps and not info.alive})
         if dead and not any(info.alive for info in apps if info.app in dead):
+            if not self._handle.is_alive():  # the apps died because the display went away under them
+                return "the desktop died (display server or guest agent exited)"
             return f"app {', '.join(dead)} exited during the episode"
         return None
 

@@ -111,10 +111,10 @@ def test_cli_check_prints_a_table_and_writes_json(tmp_path, capsys):
     printed = capsys.readouterr().out
     header, rule, row = printed.splitlines()[:3]
     assert header.split() == ["task", "oracles", "null", "perturbed", "time", "verdict"]
-    assert row.split()[:4] == ["files.project_tree", "gui", "ok", "ok"] and row.split()[-1] == "proven"
+    assert row.split()[:4] == ["files.project_tree", "api,gui", "ok", "ok"] and row.split()[-1] == "proven"
     assert "1/1 tasks proven with 2 seed(s)" in printed
     proofs = json.loads(out.read_text())
-    assert proofs[0]["proven"] and len(proofs[0]["episodes"]) == 6
+    assert proofs[0]["proven"] and len(proofs[0]["episodes"]) == 8  # 2 seeds x (api, gui, null, perturbed)
 
 
 def test_cli_check_exits_1_on_an_unproven_task(broken_tasks, capsys):
