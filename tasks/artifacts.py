@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 # Office files carry creation times inside (document properties) and outside (zip entry dates);
 # both are pinned so that a seed fully determines a task's files.
@@ -27,17 +27,33 @@ def normalize_zip(data: bytes) -> bytes:
 
 def xlsx_bytes(rows: Sequence[Sequence[object]], sheet_title: str = "Sheet1") -> bytes:
     """An xlsx workbook with one sheet holding ``rows`` (the first row is usually a header)."""
+    return workbook_bytes({sheet_title: rows})
+
+
+def workbook_bytes(sheets: Mapping[str, Sequence[Sequence[object]]], active: str | None = None) -> bytes:
+    """An xlsx workbook with one sheet per entry (in order), deterministic for the same input.
+
+    Args:
+        sheets: sheet name -> rows of values (None for blank cells).
+        active: the sheet shown on opening; the first when None.
+    """
     import openpyxl
+    from openpyxl.writer.excel import ExcelWriter
 
     workbook = openpyxl.Workbook()
     workbook.properties.created = FIXED_TIME
     workbook.properties.modified = FIXED_TIME
-    worksheet = workbook.active
-    worksheet.title = sheet_title
-    for row in rows:
-        worksheet.append(list(row))
+    workbook.remove(workbook.active)
+    for name, rows in sheets.items():
+        worksheet = workbook.create_sheet(name)
+        for row in rows:
+            worksheet.append(list(row))
+    if active is not None:
+        workbook.active = list(sheets).index(active)
     buffer = io.BytesIO()
-    workbook.save(buffer)
+    # Workbook.save() stamps the current time into docProps/core.xml; the writer itself does not.
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        ExcelWriter(workbook, archive).save()
     return normalize_zip(buffer.getvalue())
 
 

@@ -8,17 +8,15 @@ observation's accessibility tree (:class:`A11yStep`).
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ...verifiers.result import VerifierResult
-from ..artifacts import FIXED_TIME, normalize_zip
+from ..artifacts import workbook_bytes
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
 
 ITEMS = (
@@ -65,33 +63,6 @@ GUI_SAVE = 'hotkey(keys=["ctrl", "s"])'
 DONE = "exit(success=True)"
 
 Rows = Sequence[Sequence[object]]
-
-
-def workbook_bytes(sheets: Mapping[str, Rows], active: str | None = None) -> bytes:
-    """An xlsx workbook with one sheet per entry (in order), deterministic for the same input.
-
-    Args:
-        sheets: sheet name -> rows of values (None for blank cells).
-        active: the sheet shown on opening; the first when None.
-    """
-    import openpyxl
-    from openpyxl.writer.excel import ExcelWriter
-
-    workbook = openpyxl.Workbook()
-    workbook.properties.created = FIXED_TIME
-    workbook.properties.modified = FIXED_TIME
-    workbook.remove(workbook.active)
-    for name, rows in sheets.items():
-        worksheet = workbook.create_sheet(name)
-        for row in rows:
-            worksheet.append(list(row))
-    if active is not None:
-        workbook.active = list(sheets).index(active)
-    buffer = io.BytesIO()
-    # Workbook.save() stamps the current time into docProps/core.xml; the writer itself does not.
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        ExcelWriter(workbook, archive).save()
-    return normalize_zip(buffer.getvalue())
 
 
 def api(method: str, **kwargs: Any) -> str:

@@ -34,8 +34,13 @@ def test_cell_values_and_formulas(calc: GuestClient) -> None:
     call(calc, "set_cell_value", cell="F4", value="=C2*D2")
     assert call(calc, "get_cell_formula", cell="F3") == "=SUM(C2:C6)"
     assert call(calc, "get_cell_value", cell="F4") == 45
+    # Excel-style commas between arguments work like ";" (not inside strings).
+    assert call(calc, "set_cell_formula", cell="F5", formula='=IF(C2>20,"big, yes","small")') == "F5 = 'big, yes'"
+    call(calc, "set_cell_value", cell="F6", value="=MAX(C2,C3,C4)")
+    assert call(calc, "get_cell_value", cell="F6") == 30
     book = saved_workbook(calc)
     data = book["Data"]
+    assert data["F5"].value == '=IF(C2>20,"big, yes","small")'
     assert (data["F1"].value, data["F2"].value) == ("Total", 12.5)
     assert data["F3"].value == "=SUM(C2:C6)"
     assert data["F4"].value == "=C2*D2"

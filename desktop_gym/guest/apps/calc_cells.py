@@ -29,11 +29,31 @@ def _cell_value(cell: Any) -> str | int | float | None:
     return cell.getString()
 
 
+def uno_formula(formula: str) -> str:
+    """Excel-style argument commas -> the ``;`` UNO's ``setFormula`` expects.
+
+    Commas inside string literals and inline arrays (``{1,2;3,4}``) are left alone, so
+    ``=IF(A1>0,"yes, ok","no")`` becomes ``=IF(A1>0;"yes, ok";"no")``.
+    """
+    out, in_string, braces = [], False, 0
+    for char in formula:
+        if char == '"':
+            in_string = not in_string
+        elif not in_string and char == "{":
+            braces += 1
+        elif not in_string and char == "}":
+            braces = max(0, braces - 1)
+        elif char == "," and not in_string and braces == 0:
+            char = ";"
+        out.append(char)
+    return "".join(out)
+
+
 def _write(cell: Any, value: CellValue) -> None:
     if value is None:
         cell.setString("")
     elif isinstance(value, str) and value.startswith("="):
-        cell.setFormula(value)
+        cell.setFormula(uno_formula(value))
     elif isinstance(value, str):
         cell.setString(value)
     else:
@@ -79,7 +99,7 @@ class CalcCellTools(CalcBase):
         return self._cell(cell).getFormula()
 
     def set_cell_formula(self, cell: str, formula: str) -> str:
-        """Enter a formula into one cell, e.g. "=SUM(A1:A4)" (English function names, "," separators).
+        """Enter a formula into one cell, e.g. "=IF(A1>0, A1, 0)" (English names; "," or ";" between arguments).
 
         Args:
             cell: The cell, e.g. "C5".
@@ -89,7 +109,7 @@ class CalcCellTools(CalcBase):
             The cell's new value.
         """
         target = self._cell(cell)
-        target.setFormula(formula if formula.startswith("=") else f"={formula}")
+        target.setFormula(uno_formula(formula if formula.startswith("=") else f"={formula}"))
         return f"{cell} = {_cell_value(target)!r}"
 
     def get_range_values(self, cell_range: str) -> list[list[str | float | None]]:
