@@ -32,7 +32,7 @@ from .actions import (
 from .backends import Backend, DesktopHandle, make_backend
 from .env import DesktopEnv
 from .spaces import Unicode
-from .tasks import Task, TaskContext, get_task, gym_id, list_tasks, register_task
+from .tasks import Task, TaskContext, get_task, gym_id, list_tasks, load_suite_dir, register_task
 from .verifiers import VerifierResult
 
 __version__ = "0.1.0"
@@ -64,6 +64,7 @@ __all__ = [
     "get_task",
     "gym_id",
     "list_tasks",
+    "load_suite_dir",
     "make",
     "make_backend",
     "register_task",
