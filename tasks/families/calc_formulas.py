@@ -31,7 +31,26 @@ def fewer_rows(params: Mapping[str, Any]) -> dict[str, Any]:
     return {**params, "rows": params["rows"] - 1}
 
 
-class FillFormulaColumn(CalcFamily):
+class FormulaColumn(CalcFamily):
+    """A family whose solution is one formula per data row, written down one column from ``first_cell``."""
+
+    first_cell = "D2"
+
+    def _formulas(self, params: Mapping[str, Any]) -> list[str]:
+        raise NotImplementedError
+
+    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
+        return [api("set_range_values", start_cell=self.first_cell, values=[[f] for f in self._formulas(params)]), SAVE]
+
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
+        typed = "".join(f"{formula}\n" for formula in self._formulas(params))
+        return [*name_box(self.first_cell), type_text(typed), GUI_SAVE]
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return fewer_rows(params)
+
+
+class FillFormulaColumn(FormulaColumn):
     """Revenue = Units x Price for every row, as formulas."""
 
     id = "calc.fill_formula_column"
@@ -62,16 +81,6 @@ class FillFormulaColumn(CalcFamily):
 
     def _formulas(self, params: Mapping[str, Any]) -> list[str]:
         return [f"=B{row}*C{row}" for row in range(2, params["rows"] + 2)]
-
-    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
-        return [api("set_range_values", start_cell="D2", values=[[f] for f in self._formulas(params)]), SAVE]
-
-    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
-        typed = "".join(f"{formula}\n" for formula in self._formulas(params))
-        return [*name_box("D2"), type_text(typed), GUI_SAVE]
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return fewer_rows(params)
 
 
 class SummaryRow(CalcFamily):
@@ -132,7 +141,7 @@ class SummaryRow(CalcFamily):
         return {**params, "stat": "average" if params["stat"] == "sum" else "sum"}
 
 
-class VlookupPrices(CalcFamily):
+class VlookupPrices(FormulaColumn):
     """Fill unit prices from a price list on the same sheet with VLOOKUP."""
 
     id = "calc.vlookup_prices"
@@ -143,6 +152,7 @@ class VlookupPrices(CalcFamily):
     )
     tags = ("calc", "formula", "lookup")
     file_name = "orders.xlsx"
+    first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         catalogue = draw(rng, ITEMS, int(rng.integers(4, 7)))
@@ -178,18 +188,8 @@ class VlookupPrices(CalcFamily):
         table = f"$F$2:$G${params['list_end']}"
         return [f"=VLOOKUP(B{row};{table};2;0)" for row in range(2, params["rows"] + 2)]
 
-    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
-        return [api("set_range_values", start_cell="C2", values=[[f] for f in self._formulas(params)]), SAVE]
 
-    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
-        typed = "".join(f"{formula}\n" for formula in self._formulas(params))
-        return [*name_box("C2"), type_text(typed), GUI_SAVE]
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return fewer_rows(params)
-
-
-class IfPassFail(CalcFamily):
+class IfPassFail(FormulaColumn):
     """Pass/Fail per score with IF and a threshold."""
 
     id = "calc.if_pass_fail"
@@ -200,6 +200,7 @@ class IfPassFail(CalcFamily):
     )
     tags = ("calc", "formula", "logic")
     file_name = "scores.xlsx"
+    first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = int(rng.integers(5, 9))
@@ -220,13 +221,6 @@ class IfPassFail(CalcFamily):
 
     def _formulas(self, params: Mapping[str, Any]) -> list[str]:
         return [f'=IF(B{row}>={params["threshold"]};"Pass";"Fail")' for row in range(2, params["rows"] + 2)]
-
-    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
-        return [api("set_range_values", start_cell="C2", values=[[f] for f in self._formulas(params)]), SAVE]
-
-    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
-        typed = "".join(f"{formula}\n" for formula in self._formulas(params))
-        return [*name_box("C2"), type_text(typed), GUI_SAVE]
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         # Above every score: each row reads "Fail", though the first student passes.
