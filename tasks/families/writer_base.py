@@ -208,6 +208,15 @@ def when_present(role: str, name: str, action: str) -> Callable[[Mapping[str, An
     return step
 
 
+def when_absent(role: str, name: str | None, action: str) -> Callable[[Mapping[str, Any]], str | None]:
+    """A step playing ``action`` once no node with ``role`` and ``name`` shows (e.g. a dialog has closed)."""
+
+    def step(observation: Mapping[str, Any]) -> str | None:
+        return None if find_node(observation.get("a11y_tree", ""), role, name, enabled=False) else action
+
+    return step
+
+
 class GuiScript:
     """Plays steps in order; a callable step that finds nothing yet waits and retries (bounded).
 

@@ -12,7 +12,19 @@ from ...verifiers.result import VerifierResult
 from ...verifiers.writer_extra import verify_document_format, verify_pdf_document
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..registry import register_task
-from .writer_base import DONE, KEYWORDS, TITLES, GuiScript, Step, WriterDocumentTask, click_node, keys, title, typed
+from .writer_base import (
+    DONE,
+    KEYWORDS,
+    TITLES,
+    GuiScript,
+    Step,
+    WriterDocumentTask,
+    click_node,
+    keys,
+    title,
+    typed,
+    when_absent,
+)
 
 
 class SaveAs(WriterDocumentTask):
@@ -68,7 +80,9 @@ class SaveAs(WriterDocumentTask):
                 click_node("menu item", "ODF Text Document (.odt)"),
             ]
         naming = [click_node("text", "", within=chooser), keys("ctrl", "a"), typed(name + "\n")]
-        return GuiScript([*opening, *naming, DONE])
+        # Declare done only once the chooser has closed: the save or export has then started in the
+        # office, and the env's idle barrier waits for it before the verifier reads the file.
+        return GuiScript([*opening, *naming, when_absent(*chooser, DONE)])
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "target": params["target"].replace("~/Documents/", "~/")}
