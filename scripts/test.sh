@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The test command: the core test suite, then the heavy stages (each with its own time budget),
+# then the proof of every registered task on a real desktop. Prints a stage table at the end.
+# Usage: bash scripts/test.sh [STAGE ...]   (default: every stage, in order)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+# Heavy stages: "name|budget seconds|pytest marker". Their tests carry the marker and are left
+# out of the core run; a stage whose marker selects no test yet passes (pytest exit 5).
+HEAVY_STAGES=(
+  "serve|600|stage_serve"
+  "train|420|stage_train"
+  "adapters|900|stage_adapters"
+  "browser|300|stage_browser"
+)
+status=0
+summary=()
+selected=("$@")
+wanted() { [ ${#selected[@]} -eq 0 ] && return 0; local s; for s in "${selected[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+record() {  # name budget started rc
+  local seconds=$(( $(date +%s) - $3 )) verdict=ok
+  [ "$4" -ne 0 ] && verdict=FAILED && status=1
+  [ "$seconds" -gt "$2" ] && verdict="$verdict, OVER BUDGET"
+  summary+=("$(printf '%-10s %5ss of %5ss  %s' "$1" "$seconds" "$2" "$verdict")")
+}
+not_heavy="not proofs"
+for entry in "${HEAVY_STAGES[@]}"; do not_heavy="$not_heavy and not ${entry##*|}"; done
+
+if wanted core; then
+  started=$(date +%s)
+  "$PY" -m pytest -q -ra -m "$not_heavy"
+  rc=$?
+  [ "$rc" -eq 5 ] && echo "pytest collected no tests"
+  record core 1800 "$started" "$rc"
+fi
+for entry in "${HEAVY_STAGES[@]}"; do
+  IFS='|' read -r name budget marker <<<"$entry"
+  wanted "$name" || continue
+  started=$(date +%s)
+  "$PY" -m pytest -q -ra -m "$marker" -p no:cacheprovider
+  rc=$?
+  [ "$rc" -eq 5 ] && rc=0
+  record "$name" "$budget" "$started" "$rc"
+done
+if wanted proofs; then
+  started=$(date +%s)
+  .venv/bin/desktop-gym tasks check
+  record proofs 1500 "$started" "$?"
+fi
+echo
+echo "== stages (seconds used of budget)"
+printf '%s\n' "${summary[@]}"
+exit "$status"
