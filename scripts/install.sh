@@ -49,8 +49,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "== venv: creating .venv with $($PYTHON --version)"
   "$PYTHON" -m venv .venv
 fi
-echo "== pip: installing desktop-gym[guest,dev,qemu]"
+echo "== pip: installing desktop-gym[guest,dev,qemu,serve,train,llm]"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[guest,dev,qemu]"
+.venv/bin/python -m pip install -q -e ".[guest,dev,qemu,serve,train,llm]"
 .venv/bin/python -m desktop_gym.sysdeps
 .venv/bin/desktop-gym doctor
