@@ -17,6 +17,7 @@ import numpy as np
 from .actions import Action, ActionOutcome, ActionParseError, ActionSet, execute
 from .api_exposure import ApiExposure
 from .backends import Backend, DesktopHandle, make_backend
+from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .settle import wait_until_desktop_settles
 from .spaces import OBSERVATION_KEYS, Unicode, observation_space
@@ -35,10 +36,6 @@ DEFAULT_OBSERVATION = (
 OFFICE_APPS = ("calc", "writer", "impress")
 SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
 _WIPE_HOME = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +'
-
-
-class EpisodeNotStartedError(RuntimeError):
-    """``step`` was called before ``reset`` or after the episode ended."""
 
 
 class DesktopEnv(gymnasium.Env[dict[str, Any], str]):

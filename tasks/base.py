@@ -8,16 +8,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..errors import GuestFileNotFoundError, TaskSetupError  # noqa: F401 - TaskSetupError re-exported
 from ..verifiers.result import VerifierResult
 
 if TYPE_CHECKING:
     from ..guest.client import GuestClient
 
 Policy = Callable[[Mapping[str, Any]], str]
-
-
-class TaskSetupError(RuntimeError):
-    """A task's setup failed (a file could not be written, an app did not start, ...)."""
 
 
 @dataclass
@@ -30,14 +27,10 @@ class TaskContext:
 
     def read_file(self, path: str) -> bytes | None:
         """The bytes of a file in the desktop, or None when it does not exist."""
-        from ..guest.client import GuestError
-
         try:
             return self.client.get_file(path)
-        except GuestError as error:
-            if "not found" in str(error).lower() or "no such file" in str(error).lower():
-                return None
-            raise
+        except GuestFileNotFoundError:
+            return None
 
 
 class Task:

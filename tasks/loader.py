@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import TaskFileError  # noqa: F401 - re-exported from its old home
 from ..verifiers import UnknownVerifierError, get_verifier_spec, list_verifiers
 from .json_params import TemplateError, check_sampler, iter_strings, template_fields
 from .json_task import DEFAULT_ASSETS_DIR, JsonTask
@@ -29,14 +30,6 @@ from .setup_steps import asset_path
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "task.schema.json"
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
-
-
-class TaskFileError(ValueError):
-    """A task file is invalid; the message names the file, the JSON path and the problem."""
-
-    def __init__(self, source: str, location: str, problem: str) -> None:
-        self.source, self.location, self.problem = source, location, problem
-        super().__init__(f"{source}: {location}: {problem}" if location else f"{source}: {problem}")
 
 
 @functools.cache

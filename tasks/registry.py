@@ -10,19 +10,13 @@ from typing import Any
 
 import gymnasium
 
+from ..errors import UnknownTaskError  # noqa: F401 - re-exported from its old home
 from .base import Task
 
 NAMESPACE = "desktop_gym"
 ENV_ENTRY_POINT = "desktop_gym.env:DesktopEnv"
 
 _TASKS: dict[str, Callable[[], Task]] = {}
-
-
-class UnknownTaskError(KeyError):
-    """No task is registered under that id."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def gym_id(task_id: str, version: int = 0) -> str:

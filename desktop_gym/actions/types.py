@@ -10,9 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-
-class ActionParseError(ValueError):
-    """Agent text, a dict or an object could not be turned into actions; the message says why."""
+from ..errors import ActionParseError  # noqa: F401 - re-exported: its home before errors.py
 
 
 @dataclass(frozen=True)

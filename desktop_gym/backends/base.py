@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import BackendError
 
-class BackendError(RuntimeError):
-    """A backend could not start (or keep) its desktop."""
+__all__ = ["Backend", "BackendError", "DesktopHandle"]
 
 
 @dataclass

@@ -7,6 +7,7 @@ import time
 import grpc
 import numpy as np
 
+from .. import errors
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
 from .shared_frame import SharedFrame, shared_memory_available
@@ -67,7 +68,8 @@ class GuestClient:
                 raise GuestUnavailableError(
                     f"guest at {self.address} did not answer {name}: {code.name} {details}"
                 ) from None
-            raise GuestError(details or f"{name} failed with {code.name}") from None
+            error_code = dict(exc.trailing_metadata() or ()).get(errors.ERROR_CODE_METADATA_KEY)
+            raise errors.from_code(error_code, details or f"{name} failed with {code.name}", code.name) from None
 
     # -- session -------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import grpc
 
+from .. import errors
 from . import files, processes
 from .apps import registry
 from .apps.launcher import APPS, AppLauncher, AppLaunchError
@@ -34,45 +35,55 @@ GRPC_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
 ]
 
-# Exception type -> status code; first match wins (order matters for subclasses).
-ERROR_CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
-    (FileNotFoundError, grpc.StatusCode.NOT_FOUND),
-    (WindowNotFoundError, grpc.StatusCode.NOT_FOUND),
-    (LookupError, grpc.StatusCode.NOT_FOUND),
-    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
-    (IsADirectoryError, grpc.StatusCode.INVALID_ARGUMENT),
-    (PermissionError, grpc.StatusCode.PERMISSION_DENIED),
-    (NotImplementedError, grpc.StatusCode.UNIMPLEMENTED),
+# Guest-side exception type -> the typed error the client rebuilds; first match wins (order
+# matters for subclasses). The gRPC status code follows from the error class (errors.status_for).
+ERROR_CODES: list[tuple[type[BaseException], type[errors.GuestError]]] = [
+    (FileNotFoundError, errors.GuestFileNotFoundError),
+    (WindowNotFoundError, errors.GuestNotFoundError),
+    (LookupError, errors.GuestNotFoundError),
+    (ValueError, errors.GuestInvalidArgumentError),
+    (IsADirectoryError, errors.GuestInvalidArgumentError),
+    (PermissionError, errors.GuestPermissionError),
+    (NotImplementedError, errors.GuestUnsupportedError),
     # A guest-side wait that ran out is not the client's deadline: ABORTED keeps them apart.
-    (TimeoutError, grpc.StatusCode.ABORTED),
-    (AppLaunchError, grpc.StatusCode.FAILED_PRECONDITION),
+    (TimeoutError, errors.GuestTimeoutError),
+    (AppLaunchError, errors.AppLaunchFailedError),
     # The app refused a well-formed API call (a UNO exception): the agent reads the message.
-    (ApiCallError, grpc.StatusCode.FAILED_PRECONDITION),
+    (ApiCallError, errors.ApiCallFailedError),
 ]
 
 
-def _status_for(exc: BaseException) -> grpc.StatusCode:
-    for kind, code in ERROR_CODES:
+def _error_class_for(exc: BaseException) -> type[errors.DesktopGymError] | None:
+    if isinstance(exc, errors.GuestError):
+        return type(exc)
+    for kind, error_class in ERROR_CODES:
         if isinstance(exc, kind):
-            return code
-    return grpc.StatusCode.INTERNAL
+            return error_class
+    return None
 
 
 def _rpc(method: Callable) -> Callable:
-    """Turn exceptions raised by a servicer method into gRPC status codes with clear messages."""
+    """Turn exceptions raised by a servicer method into gRPC statuses the client maps back to types.
+
+    The status code carries the error's family, trailing metadata its exact ``code``
+    (:func:`desktop_gym.errors.from_code` rebuilds it).
+    """
 
     @functools.wraps(method)
     def wrapper(self, request, context):
         try:
             return method(self, request, context)
         except Exception as exc:  # noqa: BLE001 - every failure must reach the client as a status
-            code = _status_for(exc)
-            if code == grpc.StatusCode.INTERNAL:
-                log.exception("%s failed", method.__name__)
+            error_class = _error_class_for(exc)
             message = str(exc) or type(exc).__name__
-            if code == grpc.StatusCode.INTERNAL:
-                message = f"{type(exc).__name__}: {message}"
-            context.abort(code, f"{method.__name__}: {message}")
+            if error_class is None:
+                log.exception("%s failed", method.__name__)
+                status, message = "INTERNAL", f"{type(exc).__name__}: {message}"
+                code = errors.GuestError.code
+            else:
+                status, code = errors.status_for(error_class), error_class.code
+            context.set_trailing_metadata(((errors.ERROR_CODE_METADATA_KEY, code),))
+            context.abort(grpc.StatusCode[status], f"{method.__name__}: {message}")
 
     return wrapper
 

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import GuestError, GuestUnavailableError
 
-class GuestError(RuntimeError):
-    """The guest agent answered with an error (the message is the guest's)."""
-
-
-class GuestUnavailableError(GuestError):
-    """The guest agent did not answer within the deadline, or its socket is gone."""
+__all__ = ["AppInfo", "ExecResult", "GuestError", "GuestUnavailableError", "WindowInfo"]
 
 
 @dataclass(frozen=True)

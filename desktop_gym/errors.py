@@ -1,0 +1,290 @@
+"""Every error desktop-gym raises, under one root: ``except DesktopGymError`` catches them all.
+
+Families: backend, guest, task, action, verifier, env (episode/reset) and the env server's. Stdlib
+bases are kept where callers rely on them (``UnknownTaskError`` is a ``KeyError``, a guest "not
+found" is a ``LookupError``). Each class has a short ``code``; errors that cross the guest's gRPC
+boundary travel as ``(status code, error code, message)`` and :func:`from_code` rebuilds the same
+class on the client side (android_env's ``errors.from_code``).
+
+The guest agent imports this module, so it imports nothing heavy (no gymnasium, no grpc). The one
+class that needs gymnasium, :class:`EpisodeNotStartedError` (a ``gymnasium.error.ResetNeeded``), is
+built on first access.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+#: Trailing-metadata key carrying an error's ``code`` across gRPC.
+ERROR_CODE_METADATA_KEY = "x-desktop-gym-error"
+
+_BY_CODE: dict[str, type[DesktopGymError]] = {}
+
+
+class DesktopGymError(Exception):
+    """Root of every desktop-gym error."""
+
+    code: ClassVar[str] = "desktop_gym"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" in cls.__dict__:
+            _BY_CODE.setdefault(cls.code, cls)
+
+
+_BY_CODE[DesktopGymError.code] = DesktopGymError
+
+
+# -- backends ------------------------------------------------------------------------------------
+
+
+class BackendError(DesktopGymError, RuntimeError):
+    """A backend could not start (or keep) its desktop."""
+
+    code = "backend"
+
+
+# -- the guest agent -----------------------------------------------------------------------------
+
+
+class GuestError(DesktopGymError, RuntimeError):
+    """The guest agent answered with an error (the message is the guest's)."""
+
+    code = "guest"
+
+
+class GuestUnavailableError(GuestError):
+    """The guest agent never answered (deadline passed, socket gone): the one type every backend raises."""
+
+    code = "guest_unavailable"
+
+
+class GuestNotFoundError(GuestError, LookupError):
+    """The guest looked for something (a window, an app, an API method) that is not there."""
+
+    code = "not_found"
+
+
+class GuestFileNotFoundError(GuestNotFoundError, FileNotFoundError):
+    """A file or folder asked for does not exist in the desktop."""
+
+    code = "file_not_found"
+
+
+class GuestInvalidArgumentError(GuestError, ValueError):
+    """The guest refused a request's arguments."""
+
+    code = "invalid_argument"
+
+
+class GuestPermissionError(GuestError, PermissionError):
+    """The desktop's user may not do that (read a file, signal a process)."""
+
+    code = "permission_denied"
+
+
+class GuestTimeoutError(GuestError, TimeoutError):
+    """A wait inside the guest ran out (an app, a UNO call, the a11y tree); the guest itself answered."""
+
+    code = "guest_timeout"
+
+
+class GuestUnsupportedError(GuestError, NotImplementedError):
+    """The guest cannot do that here (a missing library, an app without that feature)."""
+
+    code = "unsupported"
+
+
+class GuestPreconditionError(GuestError):
+    """The desktop is not in a state that allows the request (an app did not start, the app refused a call)."""
+
+    code = "failed_precondition"
+
+
+class AppLaunchFailedError(GuestPreconditionError):
+    """An app did not start, or its window/UNO did not come up in time."""
+
+    code = "app_launch"
+
+
+class ApiCallFailedError(GuestPreconditionError):
+    """The app refused a well-formed API call (e.g. a UNO exception); the agent reads the message."""
+
+    code = "api_call"
+
+
+#: gRPC status code name -> the guest error it becomes when no finer ``code`` came with it.
+GUEST_ERRORS_BY_STATUS: dict[str, type[GuestError]] = {
+    "NOT_FOUND": GuestNotFoundError,
+    "INVALID_ARGUMENT": GuestInvalidArgumentError,
+    "PERMISSION_DENIED": GuestPermissionError,
+    "UNIMPLEMENTED": GuestUnsupportedError,
+    "ABORTED": GuestTimeoutError,
+    "FAILED_PRECONDITION": GuestPreconditionError,
+    "UNAVAILABLE": GuestUnavailableError,
+    "DEADLINE_EXCEEDED": GuestUnavailableError,
+}
+
+
+# -- tasks ---------------------------------------------------------------------------------------
+
+
+class TaskError(DesktopGymError):
+    """A task could not be found, loaded or set up."""
+
+    code = "task"
+
+
+class UnknownTaskError(TaskError, KeyError):
+    """No task is registered under that id."""
+
+    code = "unknown_task"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class TaskFileError(TaskError, ValueError):
+    """A task file is invalid; the message names the file, the JSON path and the problem."""
+
+    code = "task_file"
+
+    def __init__(self, source: str, location: str = "", problem: str = "") -> None:
+        self.source, self.location, self.problem = source, location, problem
+        if not problem:
+            message = source
+        elif location:
+            message = f"{source}: {location}: {problem}"
+        else:
+            message = f"{source}: {problem}"
+        super().__init__(message)
+
+
+class TaskSetupError(TaskError, RuntimeError):
+    """A task's setup failed (a file could not be written, an app did not start, ...)."""
+
+    code = "task_setup"
+
+
+# -- actions -------------------------------------------------------------------------------------
+
+
+class ActionError(DesktopGymError):
+    """An action could not be parsed or carried out."""
+
+    code = "action"
+
+
+class ActionParseError(ActionError, ValueError):
+    """Agent text, a dict or an object could not be turned into actions; the message says why."""
+
+    code = "action_parse"
+
+
+# -- verifiers -----------------------------------------------------------------------------------
+
+
+class VerifierError(DesktopGymError):
+    """A verifier is unknown or was configured wrongly (a failed check is a result, not an error)."""
+
+    code = "verifier"
+
+
+# -- the env -------------------------------------------------------------------------------------
+
+
+class ResetFailedError(DesktopGymError, RuntimeError):
+    """``reset`` could not set up the episode after its bounded retries; the message lists each try."""
+
+    code = "reset_failed"
+
+
+class EnvLostError(DesktopGymError, RuntimeError):
+    """A remote env is gone (its server restarted or reclaimed it); create a new one."""
+
+    code = "env_lost"
+
+
+class EnvServerError(DesktopGymError, RuntimeError):
+    """The env server refused or failed a request."""
+
+    code = "env_server"
+
+
+def _episode_not_started_error() -> type[DesktopGymError]:
+    from gymnasium.error import ResetNeeded
+
+    class EpisodeNotStartedError(DesktopGymError, ResetNeeded, RuntimeError):
+        """``step`` was called before ``reset`` or after the episode ended."""
+
+        code = "episode_not_started"
+
+    EpisodeNotStartedError.__module__ = __name__
+    return EpisodeNotStartedError
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EpisodeNotStartedError":
+        cls = _episode_not_started_error()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def from_code(code: str | None, message: str, status: str | None = None) -> DesktopGymError:
+    """Rebuild the error a remote side raised.
+
+    Args:
+        code: the error's ``code`` (from :data:`ERROR_CODE_METADATA_KEY`), or None.
+        message: its message.
+        status: the gRPC status code name, used when ``code`` is missing or unknown.
+
+    Returns:
+        An instance of the class registered under ``code``; else the guest error for ``status``;
+        else a plain :class:`GuestError`.
+    """
+    cls: type[DesktopGymError] | None = _BY_CODE.get(code or "")
+    if cls is None:
+        cls = GUEST_ERRORS_BY_STATUS.get(status or "", GuestError)
+    return cls(message)
+
+
+def status_for(cls: type[GuestError]) -> str:
+    """The gRPC status code name a guest error travels under (its nearest class in the status table)."""
+    for base in cls.__mro__:
+        for status, guest_cls in GUEST_ERRORS_BY_STATUS.items():
+            if guest_cls is base:
+                return status
+    return "INTERNAL"
+
+
+__all__ = [
+    "ERROR_CODE_METADATA_KEY",
+    "GUEST_ERRORS_BY_STATUS",
+    "ActionError",
+    "ActionParseError",
+    "ApiCallFailedError",
+    "AppLaunchFailedError",
+    "BackendError",
+    "DesktopGymError",
+    "EnvLostError",
+    "EnvServerError",
+    "EpisodeNotStartedError",  # noqa: F822 - built on first access by __getattr__
+    "GuestError",
+    "GuestFileNotFoundError",
+    "GuestInvalidArgumentError",
+    "GuestNotFoundError",
+    "GuestPermissionError",
+    "GuestPreconditionError",
+    "GuestTimeoutError",
+    "GuestUnavailableError",
+    "GuestUnsupportedError",
+    "ResetFailedError",
+    "TaskError",
+    "TaskFileError",
+    "TaskSetupError",
+    "UnknownTaskError",
+    "VerifierError",
+    "from_code",
+    "status_for",
+]

@@ -1,0 +1,75 @@
+"""The error hierarchy: one root, stdlib bases kept, codes that rebuild the same class."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import gymnasium
+import pytest
+
+from desktop_gym import errors
+from desktop_gym.actions import ActionParseError
+from desktop_gym.backends.base import BackendError
+from desktop_gym.env import EpisodeNotStartedError
+from desktop_gym.guest.types import GuestError, GuestUnavailableError
+from desktop_gym.tasks.loader import TaskFileError
+from desktop_gym.tasks.registry import UnknownTaskError
+
+
+def test_old_import_paths_are_the_same_classes() -> None:
+    assert ActionParseError is errors.ActionParseError
+    assert BackendError is errors.BackendError
+    assert GuestError is errors.GuestError
+    assert GuestUnavailableError is errors.GuestUnavailableError
+    assert TaskFileError is errors.TaskFileError
+    assert UnknownTaskError is errors.UnknownTaskError
+    assert EpisodeNotStartedError is errors.EpisodeNotStartedError
+
+
+@pytest.mark.parametrize(
+    ("cls", "stdlib_base"),
+    [
+        (errors.UnknownTaskError, KeyError),
+        (errors.TaskFileError, ValueError),
+        (errors.ActionParseError, ValueError),
+        (errors.GuestNotFoundError, LookupError),
+        (errors.GuestFileNotFoundError, FileNotFoundError),
+        (errors.GuestTimeoutError, TimeoutError),
+        (errors.EpisodeNotStartedError, gymnasium.error.ResetNeeded),
+    ],
+)
+def test_every_error_has_the_root_and_keeps_its_stdlib_base(cls: type, stdlib_base: type) -> None:
+    assert issubclass(cls, errors.DesktopGymError)
+    assert issubclass(cls, stdlib_base)
+
+
+@pytest.mark.parametrize("name", [n for n in errors.__all__ if n.endswith("Error")])
+def test_from_code_rebuilds_each_class(name: str) -> None:
+    cls = getattr(errors, name)
+    rebuilt = errors.from_code(cls.code, "the message")
+    assert type(rebuilt) is cls
+    assert "the message" in str(rebuilt)
+
+
+def test_from_code_falls_back_to_the_status_then_to_guest_error() -> None:
+    assert type(errors.from_code(None, "m", "NOT_FOUND")) is errors.GuestNotFoundError
+    assert type(errors.from_code("no-such-code", "m", "DEADLINE_EXCEEDED")) is errors.GuestUnavailableError
+    assert type(errors.from_code(None, "m", "INTERNAL")) is errors.GuestError
+
+
+def test_status_for_follows_the_nearest_class() -> None:
+    assert errors.status_for(errors.GuestFileNotFoundError) == "NOT_FOUND"
+    assert errors.status_for(errors.ApiCallFailedError) == "FAILED_PRECONDITION"
+    assert errors.status_for(errors.GuestError) == "INTERNAL"
+
+
+def test_task_file_error_message_names_file_location_and_problem() -> None:
+    assert str(errors.TaskFileError("t.json", "$.id", "missing")) == "t.json: $.id: missing"
+    assert str(errors.TaskFileError("t.json", "", "unreadable")) == "t.json: unreadable"
+
+
+def test_errors_module_imports_no_gymnasium() -> None:
+    code = "import sys, desktop_gym.errors; print('gymnasium' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "False"
