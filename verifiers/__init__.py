@@ -6,11 +6,14 @@ package so it never shadows the PyPI package of the same name).
 Every verifier is also registered by name (``get_verifier("xlsx_cells")``) and declares what it
 reads (``reads="file"``: the saved file's bytes, None when missing; ``reads="live"``: something
 fetched from the guest, such as an ``ExecResult``). Results combine with ``all_of``, ``any_of``
-and ``not_``.
+and ``not_``. A helper that finds a check cannot go on raises ``CheckFailed``; the registry returns
+it as a failed result. Every verifier module is imported here, so every verifier is registered.
 """
 
+from .archives import tar_members, verify_tar_archive
 from .compose import all_of, any_of, not_
 from .document_layout import verify_docx_header_footer, verify_docx_page_setup, verify_docx_tables
+from .document_lists import verify_docx_list, verify_docx_page_number
 from .documents import (
     docx_paragraphs,
     verify_document_text,
@@ -21,6 +24,7 @@ from .documents import (
     verify_docx_paragraph_count,
     verify_docx_paragraph_style,
 )
+from .exports import pdf_page_count, verify_document_format, verify_pdf_document, verify_pdf_pages
 from .files import (
     TREE_LISTING_COMMAND,
     verify_command_output,
@@ -31,6 +35,12 @@ from .files import (
     verify_file_regex,
     verify_file_sha256,
     verify_text_file,
+)
+from .presentation_outline import (
+    verify_odp_slide_titles,
+    verify_pptx_autoshape,
+    verify_pptx_slide_titles,
+    verify_pptx_title_font_size,
 )
 from .presentations import (
     verify_pptx_background,
@@ -50,7 +60,7 @@ from .registry import (
     list_verifiers,
     register_verifier,
 )
-from .result import VerifierResult
+from .result import CheckFailed, VerifierResult
 from .spreadsheet import (
     verify_xlsx_cells,
     verify_xlsx_column_widths,
@@ -58,6 +68,7 @@ from .spreadsheet import (
     verify_xlsx_formulas,
     verify_xlsx_number_formats,
 )
+from .spreadsheet_format import verify_xlsx_conditional_rule, verify_xlsx_fill, verify_xlsx_merged_cells
 from .spreadsheet_objects import verify_xlsx_charts, verify_xlsx_pivot_tables
 from .spreadsheet_structure import (
     verify_xlsx_autofilter,
@@ -67,9 +78,9 @@ from .spreadsheet_structure import (
     verify_xlsx_sorted,
 )
 from .tables import TableOptions, compare_rows, verify_csv_rows, verify_sheet_table
-from .writer_extra import verify_document_format, verify_docx_list, verify_docx_page_number, verify_pdf_document
 
 __all__ = [
+    "CheckFailed",
     "TREE_LISTING_COMMAND",
     "TableOptions",
     "UnknownVerifierError",
@@ -83,7 +94,9 @@ __all__ = [
     "get_verifier_spec",
     "list_verifiers",
     "not_",
+    "pdf_page_count",
     "register_verifier",
+    "tar_members",
     "verify_command_output",
     "verify_csv_rows",
     "verify_directory_tree",
@@ -105,25 +118,34 @@ __all__ = [
     "verify_file_exists",
     "verify_file_regex",
     "verify_file_sha256",
+    "verify_odp_slide_titles",
     "verify_pdf_document",
+    "verify_pdf_pages",
+    "verify_pptx_autoshape",
     "verify_pptx_background",
     "verify_pptx_layout",
     "verify_pptx_notes",
     "verify_pptx_shapes",
     "verify_pptx_slide_count",
+    "verify_pptx_slide_titles",
     "verify_pptx_text",
     "verify_pptx_title",
+    "verify_pptx_title_font_size",
     "verify_pptx_transitions",
     "verify_sheet_table",
+    "verify_tar_archive",
     "verify_text_file",
     "verify_xlsx_autofilter",
     "verify_xlsx_cells",
     "verify_xlsx_charts",
     "verify_xlsx_column_widths",
     "verify_xlsx_conditional_formatting",
+    "verify_xlsx_conditional_rule",
+    "verify_xlsx_fill",
     "verify_xlsx_font",
     "verify_xlsx_formulas",
     "verify_xlsx_freeze_panes",
+    "verify_xlsx_merged_cells",
     "verify_xlsx_number_formats",
     "verify_xlsx_pivot_tables",
     "verify_xlsx_sheet_names",

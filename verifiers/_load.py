@@ -11,6 +11,8 @@ import io
 import zipfile
 from typing import Any, Literal
 
+from .result import CheckFailed
+
 Problem = Literal["missing", "unreadable"]
 
 _KIND_NAMES = {
@@ -19,10 +21,11 @@ _KIND_NAMES = {
     "docx": "docx document",
     "odt": "odt document",
     "pptx": "pptx presentation",
+    "pdf": "PDF document",
 }
 
 
-class DocumentError(Exception):
+class DocumentError(CheckFailed):
     """The artifact a verifier reads is missing or cannot be parsed.
 
     Attributes:
@@ -30,7 +33,7 @@ class DocumentError(Exception):
     """
 
     def __init__(self, message: str, problem: Problem) -> None:
-        super().__init__(message)
+        super().__init__(message, problem=problem)
         self.problem = problem
 
 

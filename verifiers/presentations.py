@@ -11,7 +11,7 @@ from typing import Any, Literal
 from ._load import guarded_read, open_pptx
 from ._ooxml import DRAWING_NS, local_name
 from .registry import register_verifier
-from .result import VerifierResult
+from .result import CheckFailed, VerifierResult
 
 ShapeKind = Literal["any", "picture", "table", "chart", "text", "group"]
 
@@ -31,8 +31,9 @@ def _slides(data: bytes | None) -> list[Any]:
 
 
 def _pick(slides: list[Any], slide: int) -> Any:
+    """Slide number ``slide`` (from 1), or ``CheckFailed`` when the presentation has no such slide."""
     if not 1 <= slide <= len(slides):
-        return VerifierResult.failed(f"slide {slide} does not exist; the presentation has {len(slides)} slides")
+        raise CheckFailed(f"slide {slide} does not exist; the presentation has {len(slides)} slides")
     return slides[slide - 1]
 
 
@@ -95,8 +96,8 @@ def verify_pptx_text(
     """
     slides = _slides(data)
     numbers = range(1, len(slides) + 1) if slide is None else [slide]
-    if slide is not None and isinstance(picked := _pick(slides, slide), VerifierResult):
-        return picked
+    if slide is not None:
+        _pick(slides, slide)
     needle = _fold(text, ignore_case)
     for number in numbers:
         if needle in _fold(guarded_read("pptx", slide_text, slides[number - 1]), ignore_case):
@@ -123,8 +124,6 @@ def verify_pptx_title(
         ignore_case: compare case-insensitively.
     """
     picked = _pick(_slides(data), slide)
-    if isinstance(picked, VerifierResult):
-        return picked
     shape = guarded_read("pptx", lambda: picked.shapes.title)
     if shape is None:
         return VerifierResult.failed(f"slide {slide} has no title placeholder", expected=title)
@@ -148,8 +147,6 @@ def verify_pptx_layout(data: bytes | None, slide: int, layout: str) -> VerifierR
             (``"Title and Content"`` = ``"Title, Content"``).
     """
     picked = _pick(_slides(data), slide)
-    if isinstance(picked, VerifierResult):
-        return picked
     found = guarded_read("pptx", lambda: picked.slide_layout.name)
     names = {layout.casefold(), LAYOUT_ALIASES.get(layout.casefold(), layout.casefold())}
     if (found or "").casefold() in names:
@@ -195,8 +192,8 @@ def verify_pptx_background(data: bytes | None, color: str, slide: int | None = N
     slides = _slides(data)
     want = color.lstrip("#").upper()
     numbers = range(1, len(slides) + 1) if slide is None else [slide]
-    if slide is not None and isinstance(picked := _pick(slides, slide), VerifierResult):
-        return picked
+    if slide is not None:
+        _pick(slides, slide)
     for number in numbers:
         found = guarded_read("pptx", slide_background, slides[number - 1])
         if found != want:
@@ -220,8 +217,6 @@ def verify_pptx_notes(data: bytes | None, slide: int, text: str, ignore_case: bo
         ignore_case: compare case-insensitively.
     """
     picked = _pick(_slides(data), slide)
-    if isinstance(picked, VerifierResult):
-        return picked
 
     def notes() -> str | None:
         if not picked.has_notes_slide:
@@ -265,8 +260,8 @@ def verify_pptx_transitions(
     """
     slides = _slides(data)
     numbers = range(1, len(slides) + 1) if slide is None else [slide]
-    if slide is not None and isinstance(picked := _pick(slides, slide), VerifierResult):
-        return picked
+    if slide is not None:
+        _pick(slides, slide)
     for number in numbers:
         kinds = guarded_read("pptx", slide_transitions, slides[number - 1])
         if not kinds:
@@ -313,8 +308,6 @@ def verify_pptx_shapes(
         min_count: the least number (1 when neither is given).
     """
     picked = _pick(_slides(data), slide)
-    if isinstance(picked, VerifierResult):
-        return picked
     found = guarded_read("pptx", lambda: sum(1 for s in picked.shapes if _shape_kind_matches(s, kind)))
     label = "shapes" if kind == "any" else f"{kind} shapes"
     if count is not None and found != count:

@@ -4,7 +4,8 @@ A registered verifier takes the artifact it reads as its first argument (for ``r
 saved file's bytes, None when the file is missing; for ``reads="live"`` an object fetched from the
 guest, such as an ``ExecResult``) plus keyword arguments, and returns a ``VerifierResult``. The
 decorator also turns a missing or unreadable document into a failed result, so a verifier never
-raises on a malformed file.
+raises on a malformed file; a helper that finds a check cannot go on (no such sheet) raises
+``CheckFailed``, which the decorator returns as a failed result too.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from ._load import DocumentError
-from .result import VerifierResult
+from .result import CheckFailed, VerifierResult
 
 Reads = Literal["file", "live"]
 VerifierFn = Callable[..., VerifierResult]
@@ -56,7 +56,8 @@ def register_verifier(name: str, *, reads: Reads = "file") -> Callable[[F], F]:
 
     Returns:
         a decorator; the decorated function gets ``verifier_name`` and ``reads`` attributes and
-        returns a failed result (instead of raising) when its document is missing or unreadable.
+        returns a failed result (instead of raising) when its document is missing or unreadable
+        or a helper raised ``CheckFailed``.
 
     Raises:
         ValueError: ``name`` is already registered or ``reads`` is not a known kind.
@@ -72,8 +73,8 @@ def register_verifier(name: str, *, reads: Reads = "file") -> Callable[[F], F]:
         def guarded(artifact: Any, *args: Any, **kwargs: Any) -> VerifierResult:
             try:
                 return fn(artifact, *args, **kwargs)
-            except DocumentError as error:
-                return VerifierResult.failed(str(error), verifier=name, problem=error.problem)
+            except CheckFailed as error:
+                return error.to_result(verifier=name)
 
         guarded.verifier_name = name  # type: ignore[attr-defined]
         guarded.reads = reads  # type: ignore[attr-defined]

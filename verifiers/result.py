@@ -32,3 +32,26 @@ class VerifierResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"success": self.success, "score": self.score, "reason": self.reason, "details": self.details}
+
+
+class CheckFailed(Exception):
+    """A check that cannot go on (no such sheet, slide or paragraph): the registry returns it as a failed result.
+
+    Helpers such as ``pick_sheet`` raise it instead of returning a result, so a verifier reads
+    straight through and the registered wrapper turns the exception into ``VerifierResult.failed``.
+
+    Attributes:
+        reason: the failed result's reason.
+        score: the failed result's partial credit.
+        details: the failed result's details.
+    """
+
+    def __init__(self, reason: str, score: float = 0.0, **details: Any) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.score = score
+        self.details = details
+
+    def to_result(self, **extra: Any) -> VerifierResult:
+        """The failed ``VerifierResult`` this exception stands for, with ``extra`` details added."""
+        return VerifierResult.failed(self.reason, score=self.score, **self.details, **extra)

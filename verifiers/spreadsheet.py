@@ -8,24 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from ._load import guarded_read, is_ods, open_xlsx, require
+from ._load import is_ods, open_xlsx, require
 from .registry import register_verifier
 from .result import VerifierResult
-from .tables import sheet_rows
+from .tables import pick_sheet, sheet_rows
 
 CellValue = float | int | str | None
 Match = Literal["equals", "contains"]
-
-
-def pick_sheet(workbook: Any, sheet: str | None) -> Any:
-    """The worksheet named ``sheet`` (the active one when None), or a failed result naming the sheets."""
-    if sheet is None:
-        return workbook.active
-    if sheet not in workbook.sheetnames:
-        return VerifierResult.failed(
-            f"sheet {sheet!r} not found; sheets: {workbook.sheetnames}", sheets=workbook.sheetnames
-        )
-    return workbook[sheet]
 
 
 def expand_cells(cells: str | Iterable[str]) -> list[str]:
@@ -102,8 +91,6 @@ def verify_xlsx_cells(
         found = _ods_cell_values(data, refs, sheet)  # type: ignore[arg-type]
     else:
         worksheet = pick_sheet(open_xlsx(data), sheet)
-        if isinstance(worksheet, VerifierResult):
-            return worksheet
         found = {ref: worksheet[ref].value for ref in refs}
     mismatches = {
         ref: {"expected": want, "found": found[ref]}
@@ -137,8 +124,6 @@ def verify_xlsx_formulas(
         match: ``"equals"`` the whole formula, or the formula ``"contains"`` the text (``"SUM("``).
     """
     worksheet = pick_sheet(open_xlsx(data, formulas=True), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     mismatches: dict[str, dict[str, object]] = {}
     for ref, want in expected.items():
         value = worksheet[ref.upper()].value
@@ -178,8 +163,6 @@ def verify_xlsx_number_formats(
         match: the code ``"equals"`` the expected one, or ``"contains"`` it (``"%"``).
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     mismatches: dict[str, dict[str, object]] = {}
     for ref, want in expected.items():
         found = worksheet[ref.upper()].number_format
@@ -215,8 +198,6 @@ def verify_xlsx_font(
         size: required size in points (within 0.01).
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     refs = expand_cells(cells)
     mismatches: dict[str, dict[str, object]] = {}
     for ref in refs:
@@ -283,9 +264,7 @@ def verify_xlsx_column_widths(
         tolerance: absolute tolerance (apps round widths to pixels).
         at_least: only require each width to be at least the expected one (minus the tolerance).
     """
-    worksheet = guarded_read("xlsx", pick_sheet, open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
+    worksheet = pick_sheet(open_xlsx(data), sheet)
     mismatches: dict[str, dict[str, object]] = {}
     for letter, want in expected.items():
         found = round(column_width(worksheet, letter.upper()), 3)

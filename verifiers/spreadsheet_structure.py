@@ -81,8 +81,6 @@ def verify_xlsx_sorted(
         ignore_case: text comparison ignores case (as LibreOffice's sort does by default).
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     last = end_row if end_row is not None else worksheet.max_row
     cells = [(row, worksheet[f"{column.upper()}{row}"].value) for row in range(start_row, last + 1)]
     if end_row is None:
@@ -141,8 +139,6 @@ def verify_xlsx_autofilter(
         match: the filter's range must be ``"exact"``-ly ``cell_range`` or ``"covers"`` it.
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     found = worksheet.auto_filter.ref
     if not found:
         return VerifierResult.failed(f"sheet {worksheet.title!r} has no autofilter", found=None)
@@ -167,8 +163,6 @@ def verify_xlsx_freeze_panes(data: bytes | None, cell: str | None = None, sheet:
         sheet: the sheet to read; the active sheet when None.
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     found = worksheet.freeze_panes
     if not found:
         return VerifierResult.failed(f"sheet {worksheet.title!r} has no frozen panes", expected=cell, found=None)
@@ -196,8 +190,6 @@ def verify_xlsx_conditional_formatting(
         operator: for ``cellIs`` rules: ``"greaterThan"``, ``"lessThan"``, ``"between"``, ...
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     found: list[dict[str, object]] = []
     for formatting in worksheet.conditional_formatting:
         ranges = [str(r) for r in formatting.sqref.ranges]

@@ -15,7 +15,7 @@ from typing import Any
 from ._load import guarded_read, is_ods, open_odf, open_xlsx, require
 from ._ods import ods_sheets
 from .registry import register_verifier
-from .result import VerifierResult
+from .result import CheckFailed, VerifierResult
 
 Row = Sequence[object]
 
@@ -135,6 +135,33 @@ def compare_rows(found: Sequence[Row], expected: Sequence[Row], options: TableOp
     return VerifierResult.failed(reason, score=score, first_difference=first, **size)
 
 
+def pick_sheet(workbook: Any, sheet: str | None) -> Any:
+    """The worksheet named ``sheet``, or the active one when None.
+
+    Raises:
+        CheckFailed: no sheet has that name, the name is a chart sheet (it has no cells), or no
+            sheet is named and the workbook's active tab is missing or is a chart sheet.
+    """
+    from openpyxl.worksheet.worksheet import Worksheet
+
+    names = list(workbook.sheetnames)
+    if sheet is None:
+        active = workbook.active
+        if not isinstance(active, Worksheet):
+            what = "is missing" if active is None else f"is the chart sheet {active.title!r}"
+            raise CheckFailed(
+                f"no sheet named and the workbook's active tab {what}; name a worksheet (sheets: {names})",
+                sheets=names,
+            )
+        return active
+    if sheet not in names:
+        raise CheckFailed(f"sheet {sheet!r} not found; sheets: {names}", sheets=names)
+    found = workbook[sheet]
+    if not isinstance(found, Worksheet):
+        raise CheckFailed(f"sheet {sheet!r} is a chart sheet, which has no cells; sheets: {names}", sheets=names)
+    return found
+
+
 def sheet_rows(data: bytes | None, sheet: str | None = None) -> tuple[str, list[list[object]]]:
     """The name and rows of values of one sheet of an xlsx or ods file (cached formula values).
 
@@ -143,22 +170,18 @@ def sheet_rows(data: bytes | None, sheet: str | None = None) -> tuple[str, list[
         sheet: the sheet name; the active (xlsx) or first (ods) sheet when None.
 
     Raises:
-        DocumentError: the file is missing or unreadable, or has no sheet named ``sheet``.
+        DocumentError: the file is missing or unreadable.
+        CheckFailed: the file has no worksheet named ``sheet`` (or, unnamed, no active worksheet).
     """
-    from ._load import DocumentError
-
     data = require(data, "spreadsheet")
     if is_ods(data):
         sheets = guarded_read("ods", ods_sheets, open_odf(data, "ods"))
         names = list(sheets)
         name = sheet if sheet is not None else (names[0] if names else "")
         if name not in sheets:
-            raise DocumentError(f"sheet {sheet!r} not found; sheets: {names}", "unreadable")
+            raise CheckFailed(f"sheet {sheet!r} not found; sheets: {names}", sheets=names)
         return name, sheets[name]
-    workbook = open_xlsx(data)
-    if sheet is not None and sheet not in workbook.sheetnames:
-        raise DocumentError(f"sheet {sheet!r} not found; sheets: {workbook.sheetnames}", "unreadable")
-    worksheet = workbook[sheet] if sheet is not None else workbook.active
+    worksheet = pick_sheet(open_xlsx(data), sheet)
     return worksheet.title, [list(row) for row in worksheet.iter_rows(values_only=True)]
 
 

@@ -12,10 +12,12 @@ from ...verifiers import (
     verify_sheet_table,
     verify_xlsx_cells,
     verify_xlsx_column_widths,
+    verify_xlsx_conditional_rule,
+    verify_xlsx_fill,
     verify_xlsx_font,
+    verify_xlsx_merged_cells,
     verify_xlsx_number_formats,
 )
-from ...verifiers.calc_extra import verify_xlsx_conditional_rule, verify_xlsx_fill, verify_xlsx_merged_cells
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
 from .calc_base import (

@@ -7,8 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_pptx_notes, verify_pptx_text
-from ...verifiers.impress_extra import verify_pptx_slide_titles, verify_pptx_title_font_size
+from ...verifiers import (
+    all_of,
+    verify_pptx_notes,
+    verify_pptx_slide_titles,
+    verify_pptx_text,
+    verify_pptx_title_font_size,
+)
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .impress_deck import (

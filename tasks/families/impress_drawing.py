@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import verify_pptx_shapes
-from ...verifiers.impress_extra import verify_pptx_autoshape
+from ...verifiers import verify_pptx_autoshape, verify_pptx_shapes
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .impress_content import CALLOUTS

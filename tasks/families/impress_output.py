@@ -8,8 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import verify_pptx_background, verify_pptx_transitions
-from ...verifiers.impress_extra import verify_odp_slide_titles, verify_pdf_pages, verify_pptx_slide_titles
+from ...verifiers import (
+    verify_odp_slide_titles,
+    verify_pdf_pages,
+    verify_pptx_background,
+    verify_pptx_slide_titles,
+    verify_pptx_transitions,
+)
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .impress_deck import DONE, SAVE, TOPICS, DeckTask, api_call, other_choice, other_index

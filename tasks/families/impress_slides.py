@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import verify_pptx_layout
-from ...verifiers.impress_extra import verify_pptx_slide_titles
+from ...verifiers import verify_pptx_layout, verify_pptx_slide_titles
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .impress_deck import (

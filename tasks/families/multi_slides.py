@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_pptx_shapes, verify_pptx_text, verify_pptx_title
-from ...verifiers.impress_extra import verify_pptx_slide_titles
+from ...verifiers import all_of, verify_pptx_shapes, verify_pptx_slide_titles, verify_pptx_text, verify_pptx_title
 from ...verifiers.result import VerifierResult
 from ..artifacts import FIXED_TIME, normalize_zip, xlsx_bytes
 from ..base import Policy, TaskContext

@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import verify_text_file
-from ...verifiers.os_extra import verify_tar_archive
+from ...verifiers import verify_tar_archive, verify_text_file
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..registry import register_task

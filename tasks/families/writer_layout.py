@@ -11,11 +11,11 @@ import numpy as np
 
 from ...verifiers import (
     verify_docx_header_footer,
+    verify_docx_page_number,
     verify_docx_page_setup,
     verify_docx_tables,
 )
 from ...verifiers.result import VerifierResult
-from ...verifiers.writer_extra import verify_docx_page_number
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
 from ..registry import register_task
 from .writer_base import (

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_document_text
+from ...verifiers import all_of, verify_document_format, verify_document_text, verify_pdf_document
 from ...verifiers.result import VerifierResult
-from ...verifiers.writer_extra import verify_document_format, verify_pdf_document
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..registry import register_task
 from .writer_base import (

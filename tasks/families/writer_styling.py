@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_docx_alignment, verify_docx_font, verify_docx_line_spacing
+from ...verifiers import all_of, verify_docx_alignment, verify_docx_font, verify_docx_line_spacing, verify_docx_list
 from ...verifiers.result import VerifierResult
-from ...verifiers.writer_extra import verify_docx_list
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..registry import register_task
 from .writer_base import DONE, SAVE, GuiScript, WriterDocumentTask, click_node, find_and_select, keys, typed

@@ -163,3 +163,30 @@ def test_not_inverts_and_quotes_the_negated_reason() -> None:
 def test_composition_rejects_non_results() -> None:
     with pytest.raises(TypeError, match="check 1 is a bool"):
         all_of([True])  # type: ignore[list-item]
+
+
+def test_every_verifier_module_is_imported_by_the_package() -> None:
+    import pathlib
+
+    import desktop_gym.verifiers as package
+
+    folder = pathlib.Path(package.__file__).parent
+    registering = {
+        path.stem for path in folder.glob("*.py") if "@register_verifier(" in path.read_text(encoding="utf-8")
+    }
+    init = (folder / "__init__.py").read_text(encoding="utf-8")
+    assert registering and all(f"from .{module} import" in init for module in registering)
+    assert not [path.name for path in folder.glob("*_extra.py")]
+
+
+def test_check_failed_raised_inside_a_verifier_becomes_a_failed_result() -> None:
+    from desktop_gym.verifiers import CheckFailed
+
+    @register_verifier("test_check_failed_guard", reads="live")
+    def needs_a_slide(data: bytes | None) -> VerifierResult:
+        raise CheckFailed("slide 3 does not exist", score=0.25, slides=2)
+
+    result = needs_a_slide(b"")
+    assert not result.success and result.score == 0.25
+    assert result.reason == "slide 3 does not exist"
+    assert result.details == {"slides": 2, "verifier": "test_check_failed_guard"}

@@ -9,12 +9,12 @@ import openpyxl
 import pytest
 from openpyxl.styles import PatternFill
 
-from desktop_gym.verifiers.calc_extra import (
+from desktop_gym.verifiers.registry import get_verifier
+from desktop_gym.verifiers.spreadsheet_format import (
     verify_xlsx_conditional_rule,
     verify_xlsx_fill,
     verify_xlsx_merged_cells,
 )
-from desktop_gym.verifiers.registry import get_verifier
 
 
 def _book(fill: dict[str, str] | None = None, merged: list[str] | None = None) -> bytes:

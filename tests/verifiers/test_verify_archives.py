@@ -6,7 +6,7 @@ import io
 import tarfile
 
 from desktop_gym.verifiers import get_verifier_spec
-from desktop_gym.verifiers.os_extra import tar_members, verify_tar_archive
+from desktop_gym.verifiers.archives import tar_members, verify_tar_archive
 
 FILES = {"proj/README.md": "# proj\n", "proj/src/main.py": "print(1)\n"}
 

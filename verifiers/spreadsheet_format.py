@@ -44,8 +44,6 @@ def verify_xlsx_fill(
     if color is not None and wanted is None:
         raise ValueError(f"color must be an RGB hex colour like '#FFFF00', got {color!r}")
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     refs = expand_cells(cells)
     mismatches: dict[str, dict[str, object]] = {}
     for ref in refs:
@@ -75,8 +73,6 @@ def verify_xlsx_merged_cells(data: bytes | None, cell_range: str, sheet: str | N
         sheet: the sheet to read; the active sheet when None.
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     found = [str(merged) for merged in worksheet.merged_cells.ranges]
     if any(_boundaries(merged) == _boundaries(cell_range) for merged in found):
         return VerifierResult.passed(f"{cell_range} is merged", found=found)
@@ -121,8 +117,6 @@ def verify_xlsx_conditional_rule(
     if color is not None and wanted_color is None:
         raise ValueError(f"color must be an RGB hex colour like '#FF0000', got {color!r}")
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    if isinstance(worksheet, VerifierResult):
-        return worksheet
     found: list[dict[str, object]] = []
     for formatting in worksheet.conditional_formatting:
         ranges = [str(r) for r in formatting.sqref.ranges]

@@ -1,11 +1,11 @@
-"""More presentation verifiers: the title order, drawn shapes, title font size, and exported odp/pdf.
+"""Presentation verifiers for the deck's outline: the title of every slide (pptx and odp), drawn shapes,
+and the title font size.
 
 Slides are numbered from 1, as the app shows them.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +15,6 @@ from .registry import register_verifier
 from .result import VerifierResult
 
 ODP_MIMETYPE = "application/vnd.oasis.opendocument.presentation"
-_PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 
 
 def _fold(text: str) -> str:
@@ -164,22 +163,3 @@ def verify_odp_slide_titles(data: bytes | None, titles: Sequence[str]) -> Verifi
         raise unreadable("odp", ValueError(f"not an OpenDocument presentation (mimetype {mimetype!r})"))
     found = guarded_read("odp", _odp_titles, open_odf(data, "odp"))
     return _compare_titles(found, titles, "odp")
-
-
-@register_verifier("pdf_pages", reads="file")
-def verify_pdf_pages(data: bytes | None, count: int) -> VerifierResult:
-    """Check that a file is a PDF with ``count`` pages.
-
-    Pages are counted from their ``/Type /Page`` objects, which LibreOffice writes uncompressed.
-
-    Args:
-        data: the file's bytes, or None when it does not exist.
-        count: the expected number of pages.
-    """
-    data = require(data, "pdf")
-    if not data.startswith(b"%PDF-"):
-        raise unreadable("pdf", ValueError(f"no %PDF- header; it starts with {data[:8]!r}"))
-    found = len(_PDF_PAGE.findall(data))
-    if found != count:
-        return VerifierResult.failed(f"expected a {count}-page PDF, found {found} pages", found=found)
-    return VerifierResult.passed(f"the PDF has {found} pages", found=found)

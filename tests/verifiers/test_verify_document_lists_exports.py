@@ -57,7 +57,7 @@ def page_number_docx(part: str, centred: bool = False) -> bytes:
 @pytest.fixture(scope="module")
 def roundtrip(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """python-docx files re-saved by real LibreOffice as docx, plus one exported as PDF."""
-    workdir = tmp_path_factory.mktemp("writer_extra")
+    workdir = tmp_path_factory.mktemp("document_lists")
     sources = {
         "bullets.docx": list_docx("List Bullet"),
         "numbers.docx": list_docx("List Number"),

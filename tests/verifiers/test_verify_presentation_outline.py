@@ -11,7 +11,7 @@ from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Cm, Pt
 
 from desktop_gym.tasks.artifacts import pptx_bytes
-from desktop_gym.verifiers.impress_extra import (
+from desktop_gym.verifiers import (
     verify_odp_slide_titles,
     verify_pdf_pages,
     verify_pptx_autoshape,
@@ -48,7 +48,7 @@ def deck() -> bytes:
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """The deck converted by real LibreOffice to odp and to pdf."""
-    workdir = tmp_path_factory.mktemp("impress_extra")
+    workdir = tmp_path_factory.mktemp("presentation_outline")
     (workdir / "deck.pptx").write_bytes(pptx_bytes(SLIDES))
     odp = convert([workdir / "deck.pptx"], "odp", workdir / "odp")["deck.odp"]
     pdf = convert([workdir / "deck.pptx"], "pdf", workdir / "pdf")["deck.pdf"]
@@ -98,5 +98,5 @@ def test_odp_titles_on_a_libreoffice_odp(exported: dict[str, bytes], deck: bytes
 def test_pdf_pages_on_a_libreoffice_pdf(exported: dict[str, bytes], deck: bytes) -> None:
     assert verify_pdf_pages(exported["pdf"], 3).success
     assert "found 3" in verify_pdf_pages(exported["pdf"], 4).reason
-    assert "not a readable pdf" in verify_pdf_pages(deck, 3).reason
+    assert "not a readable PDF" in verify_pdf_pages(deck, 3).reason
     assert "does not exist" in verify_pdf_pages(None, 3).reason
