@@ -1,0 +1,120 @@
+"""GRPO advantages and loss, the Entropulse trigger and Frontier Sampling against hand-computed values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from desktop_gym.train.entropulse import EntropulseConfig, EntropulseTrigger, sample_sft_steps
+from desktop_gym.train.grpo import GRPOConfig, group_advantages, step_advantages, summarize_groups
+from desktop_gym.train.sampling import FrontierSampler
+from desktop_gym.train.trajectory import Step, Trajectory
+
+
+def test_group_advantages_hand_computed() -> None:
+    # rewards 1,0,0,1: mean 0.5, population std 0.5
+    assert group_advantages([1, 0, 0, 1], eps=0) == pytest.approx([1, -1, -1, 1])
+    # 3 steps of a success (1) and 1 step of a failure (0): mean .75, std sqrt(.1875)=.4330
+    assert group_advantages([1, 1, 1, 0], eps=0) == pytest.approx([0.57735, 0.57735, 0.57735, -1.73205], abs=1e-5)
+
+
+def test_zero_variance_and_single_step_give_zero() -> None:
+    assert group_advantages([1, 1, 1]).tolist() == [0, 0, 0]
+    assert group_advantages([0.0]).tolist() == [0]
+    assert group_advantages([]).size == 0
+
+
+def test_step_advantages_normalize_within_each_group_only() -> None:
+    rewards = [1, 0, 5, 5, 2, 0]
+    groups = ["a", "a", "b", "b", "c", "c"]
+    assert step_advantages(rewards, groups, eps=0) == pytest.approx([1, -1, 0, 0, 1, -1])
+    assert summarize_groups(rewards, groups) == {"groups": 3.0, "groups_with_signal": 2.0}
+    with pytest.raises(ValueError, match="groups"):
+        step_advantages([1], [])
+
+
+def test_task_normalization_rescales_groups_to_unit_std() -> None:
+    advantages = step_advantages([1, 1, 1, 0, 0, 0, 0, 1], ["a"] * 4 + ["b"] * 4, task_normalize=True)
+    assert np.std(advantages[:4]) == pytest.approx(1, abs=1e-4)
+    assert np.mean(advantages[4:]) == pytest.approx(0, abs=1e-6)
+
+
+def test_grpo_loss_clipping_kl_and_stale_weights_hand_computed() -> None:
+    torch = pytest.importorskip("torch")
+    from desktop_gym.train.grpo import grpo_loss, sft_loss
+
+    logp = torch.tensor([[0.5, 0.0], [0.5, 0.0]])
+    old = torch.zeros(2, 2)
+    mask = torch.tensor([[1.0, 0.0], [1.0, 0.0]])  # one real token per step
+    config = GRPOConfig(clip_low=0.2, clip_high=0.28, kl_coef=0.0)
+    loss, stats = grpo_loss(logp, old, torch.tensor([1.0, -1.0]), mask, config)
+    # A=+1: min(e^.5, 1.28) = 1.28 -> -1.28; A=-1: min(-e^.5, -1.28) = -e^.5 -> +1.6487
+    assert float(loss) == pytest.approx((-1.28 + math.exp(0.5)) / 2, abs=1e-5)
+    assert stats["clip_fraction"] == pytest.approx(1.0)
+    ref = torch.tensor([[-0.5, 0.0], [-0.5, 0.0]])  # delta = ref - logp = -1: k3 = e^-1 + 1 - 1
+    loss_kl, stats = grpo_loss(logp, old, torch.zeros(2), mask, GRPOConfig(kl_coef=0.5), logp_ref=ref)
+    assert float(loss_kl) == pytest.approx(0.5 * math.exp(-1), abs=1e-5)
+    assert stats["kl"] == pytest.approx(math.exp(-1), abs=1e-5)
+    behavior = torch.full((2, 2), -3.0)  # pi_old / pi_behavior = e^3, capped at 2
+    loss_stale, stats = grpo_loss(
+        old, old, torch.tensor([1.0, 1.0]), mask, GRPOConfig(kl_coef=0), logp_behavior=behavior
+    )
+    assert float(loss_stale) == pytest.approx(-2.0) and stats["importance_weight"] == pytest.approx(2.0)
+    assert float(sft_loss(torch.tensor([[-1.0, -3.0], [-2.0, -9.0]]), mask)) == pytest.approx(1.5)
+
+
+def _curve(trigger: EntropulseTrigger, entropies: list[float], successes: list[float]) -> list[str | None]:
+    return [trigger.update(e, s) for e, s in zip(entropies, successes, strict=True)]
+
+
+def test_trigger_fires_when_entropy_falls_and_success_plateaus() -> None:
+    trigger = EntropulseTrigger(
+        EntropulseConfig(window=2, entropy_drop=0.3, plateau_tolerance=0.05, min_rl_iterations=4)
+    )
+    entropies = [1.0, 1.0, 0.8, 0.6, 0.5, 0.5, 0.5]
+    reasons = _curve(trigger, entropies, [0.2, 0.3, 0.4, 0.6, 0.62, 0.6, 0.61])
+    assert reasons[:6] == [None] * 6  # entropy fell by 4, but success kept rising (window means .35 -> .61)
+    assert reasons[6] is not None and "entropy fell 50%" in reasons[6] and "plateaued" in reasons[6]
+    trigger.start_rl_phase()
+    assert trigger.entropies == [] and trigger.update(1.0, 0.6) is None
+
+
+def test_trigger_stays_quiet_while_success_climbs_or_entropy_holds() -> None:
+    config = EntropulseConfig(window=2, entropy_drop=0.3, plateau_tolerance=0.05, min_rl_iterations=4)
+    climbing = EntropulseTrigger(config)
+    assert _curve(climbing, [1, 0.8, 0.6, 0.5, 0.4, 0.3], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]) == [None] * 6
+    flat_entropy = EntropulseTrigger(config)
+    assert _curve(flat_entropy, [1, 1, 0.95, 0.9, 0.9, 0.9], [0.5] * 6) == [None] * 6
+    capped = EntropulseTrigger(EntropulseConfig(window=2, min_rl_iterations=4, max_rl_iterations=5))
+    assert "max_rl_iterations" in (_curve(capped, [1] * 5, [0.5] * 5)[-1] or "")
+    with pytest.raises(ValueError, match="min_rl_iterations"):
+        EntropulseConfig(window=4, min_rl_iterations=3)
+
+
+def test_sft_samples_successes_per_task() -> None:
+    def traj(task: str, success: bool) -> Trajectory:
+        return Trajectory(task_id=task, success=success, steps=[Step(1, "a"), Step(2, "b(", well_formed=False)])
+
+    pool = [traj("x", True)] * 5 + [traj("y", True), traj("y", False)]
+    chosen = sample_sft_steps(pool, per_task=2, rng=np.random.default_rng(0))
+    assert [t.task_id for t, _ in chosen] == ["x", "x", "y"]
+    assert all(step.well_formed for _, step in chosen)
+
+
+def test_frontier_weights_uniform_share_and_set_aside() -> None:
+    sampler = FrontierSampler(["easy", "mid", "hard", "solved"], seed=1)
+    sampler.set_initial({"easy": 0.8, "mid": 0.5, "hard": 0.05, "solved": 0.95})
+    assert sampler.set_aside == {"hard", "solved"}
+    assert sampler.weight("mid") == pytest.approx(1.0)
+    assert sampler.weight("easy") == pytest.approx(math.exp(-(0.3**2) / (2 * 0.25**2)))
+    sampler.update({"easy": 0.0})
+    assert sampler.success["easy"] == pytest.approx(0.8 * 0.8)
+    picks = sampler.sample(1000)
+    assert set(picks) == {"easy", "mid"}
+    share_mid = picks.count("mid") / 1000
+    expected = 0.2 * 0.5 + 0.8 * 1.0 / (1.0 + sampler.weight("easy"))
+    assert share_mid == pytest.approx(expected, abs=0.05)
+    with pytest.raises(ValueError, match="alpha"):
+        FrontierSampler(["a"], alpha=0)
