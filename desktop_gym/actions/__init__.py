@@ -6,7 +6,14 @@ pyautogui scripts, JSON tool calls, app API calls) into the typed actions below,
 """
 
 from desktop_gym.actions.action_set import COORDINATE_MODES, ActionSet
-from desktop_gym.actions.executor import APP_ALIASES, execute, resolve_app_name, resolve_point
+from desktop_gym.actions.executor import (
+    APP_ALIASES,
+    ActionLimits,
+    StepAllowance,
+    execute,
+    resolve_app_name,
+    resolve_point,
+)
 from desktop_gym.actions.keys import normalize_key, normalize_keys
 from desktop_gym.actions.spec import STYLES, ActionSpec
 from desktop_gym.actions.types import (
@@ -41,6 +48,7 @@ __all__ = [
     "COORDINATE_MODES",
     "STYLES",
     "Action",
+    "ActionLimits",
     "ActionOutcome",
     "ActionParseError",
     "ActionSet",
@@ -61,6 +69,7 @@ __all__ = [
     "Press",
     "Quote",
     "Scroll",
+    "StepAllowance",
     "SwitchWindow",
     "TypeText",
     "Wait",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import json
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,7 @@ _STYLE_TITLES = {
     "pyautogui": "pyautogui calls (a short script of these calls; `import pyautogui` lines are fine)",
 }
 _PYAUTOGUI_MODULES = ("pyautogui", "time")
+log = logging.getLogger(__name__)
 
 
 class ActionSet:
@@ -90,6 +92,9 @@ class ActionSet:
         Raises:
             ActionParseError: The message names the line, the action and the argument at fault.
         """
+        return _only_parse_errors(lambda: self._parse(text))
+
+    def _parse(self, text: str) -> list[Action]:
         if not isinstance(text, str):
             raise ActionParseError(f"expected agent text (str), got {type(text).__name__}")
         code = extract_code(text)
@@ -122,18 +127,21 @@ class ActionSet:
         Raises:
             ActionParseError: The value cannot be read as actions.
         """
+        return _only_parse_errors(lambda: self._coerce(action))
+
+    def _coerce(self, action: Any) -> list[Action]:
         if isinstance(action, Exit):
             return [Done() if action.success else Fail()]
         if isinstance(action, ACTION_TYPES):
             return [action]
         if isinstance(action, str):
-            return self.parse(action)
+            return self._parse(action)
         if isinstance(action, dict):
             return [a for site in structured_call_sites(action) for a in self._resolve(site)]
         if isinstance(action, list | tuple):
             if not action:
                 raise ActionParseError("no action found: the list is empty")
-            return [a for item in action for a in self.coerce(item)]
+            return [a for item in action for a in self._coerce(item)]
         raise ActionParseError(
             f"cannot use a {type(action).__name__} as an action; pass agent text, a dict or an Action"
         )
@@ -257,6 +265,21 @@ class ActionSet:
                     raise ActionParseError(f"{display}() got multiple values for argument {name!r}")
                 kwargs[name] = value
         return ApiCall(class_name, method_name, kwargs)
+
+
+def _only_parse_errors(parse: Any) -> list[Action]:
+    """Run ``parse``; any other exception than ``ActionParseError`` becomes one (agent text is hostile)."""
+    try:
+        return parse()
+    except ActionParseError:
+        raise
+    except RecursionError:
+        raise ActionParseError("the action is nested too deeply") from None
+    except MemoryError:
+        raise ActionParseError("the action is too large to read") from None
+    except Exception as exc:  # noqa: BLE001 - nothing but ActionParseError may reach env.step
+        log.warning("action parsing failed unexpectedly", exc_info=True)
+        raise ActionParseError(f"the action could not be read ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
 def _index(specs: Any) -> dict[str, list[ActionSpec]]:

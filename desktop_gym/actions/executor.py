@@ -5,18 +5,26 @@ calls and reports an :class:`ActionOutcome`. Errors the agent caused (a coordina
 screen, an unknown key the guest refuses, an app that fails to start) come back as
 ``ActionOutcome.error`` so the agent can read them; they are never raised. (A desktop that
 stopped answering also shows up here; the env detects the crash itself.)
+
+One action can cost no more than :class:`ActionLimits` allows: key presses, scroll notches,
+clicks, typed characters and waiting are capped per action or per step (a policy that tries
+millions of actions finds ``press('a', presses=2**31)`` quickly), and a step holds at most
+``max_actions_per_step`` actions. Over a cap, the action is refused with an error naming the cap.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from desktop_gym.actions.spec import NORMALIZED_MAX
 from desktop_gym.actions.types import (
+    ACTION_TYPES,
     Action,
     ActionOutcome,
     ApiCall,
@@ -45,6 +53,91 @@ if TYPE_CHECKING:
     from desktop_gym.guest.client import GuestClient
 
 MAX_WAIT_SECONDS = 5.0
+_INT64 = 2**63
+
+
+@dataclass(frozen=True)
+class ActionLimits:
+    """What one action, or one step, may cost the desktop (``DesktopEnv(action_limits=...)``).
+
+    Attributes:
+        max_presses: Key presses in one ``press``.
+        max_scroll: Scroll notches per axis in one ``scroll``.
+        max_clicks: Clicks in one ``click`` (3 = a triple click).
+        max_type_chars: Characters typed in one step, over all its ``type`` actions.
+        max_actions_per_step: Actions one step may hold (a pyautogui script or a list of calls).
+        max_wait_seconds: Seconds one step may wait, over all its ``wait`` actions (longer waits are cut).
+    """
+
+    max_presses: int = 100
+    max_scroll: int = 50
+    max_clicks: int = 3
+    max_type_chars: int = 10_000
+    max_actions_per_step: int = 50
+    max_wait_seconds: float = MAX_WAIT_SECONDS
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+                raise ValueError(f"ActionLimits.{item.name} must be a positive finite number, got {value!r}")
+
+
+class LimitError(ValueError):
+    """An action asks for more than :class:`ActionLimits` allows."""
+
+
+class StepAllowance:
+    """What is left of one step's limits while its actions run.
+
+    Args:
+        limits: The caps of the env.
+    """
+
+    def __init__(self, limits: ActionLimits | None = None) -> None:
+        self.limits = limits or ActionLimits()
+        self.wait_left = self.limits.max_wait_seconds
+        self.chars_left = self.limits.max_type_chars
+
+    def check_count(self, count: int) -> None:
+        """Refuse a step of more than ``max_actions_per_step`` actions."""
+        if count > self.limits.max_actions_per_step:
+            raise LimitError(
+                f"one step may hold at most {self.limits.max_actions_per_step} actions, got {count}; "
+                "none of them was performed"
+            )
+
+    def check(self, action: Action) -> None:
+        """Refuse ``action`` if it exceeds a cap, and charge it to the step (characters typed).
+
+        Raises:
+            LimitError: the message names the cap.
+        """
+        limits = self.limits
+        if isinstance(action, Press) and not 1 <= action.presses <= limits.max_presses:
+            raise LimitError(f"presses must be 1 to {limits.max_presses}, got {action.presses}")
+        if isinstance(action, Click) and not 1 <= action.num_clicks <= limits.max_clicks:
+            raise LimitError(f"num_clicks must be 1 to {limits.max_clicks}, got {action.num_clicks}")
+        if isinstance(action, Scroll) and max(abs(action.dx), abs(action.dy)) > limits.max_scroll:
+            raise LimitError(f"scroll at most {limits.max_scroll} notches per axis, got dx={action.dx} dy={action.dy}")
+        if isinstance(action, Wait) and not math.isfinite(action.seconds):
+            raise LimitError(f"seconds must be a finite number, got {action.seconds!r}")
+        if isinstance(action, SwitchWindow) and not 0 <= action.window_id < _INT64:
+            raise LimitError(f"window_id {action.window_id} is not a window id")
+        if isinstance(action, TypeText):
+            if len(action.text) > self.chars_left:
+                raise LimitError(
+                    f"one step may type at most {limits.max_type_chars} characters "
+                    f"({len(action.text)} asked, {self.chars_left} left)"
+                )
+            self.chars_left -= len(action.text)
+
+    def take_wait(self, seconds: float) -> float:
+        """How long a wait of ``seconds`` may last, charged to the step."""
+        granted = min(max(seconds, 0.0), self.wait_left)
+        self.wait_left -= granted
+        return granted
+
 
 APP_ALIASES = {
     "calc": "calc",
@@ -149,6 +242,7 @@ def execute(
     screen_size: tuple[int, int],
     *,
     sleep: Callable[[float], None] = time.sleep,
+    allowance: StepAllowance | None = None,
 ) -> ActionOutcome:
     """Perform one typed action on the desktop.
 
@@ -157,19 +251,33 @@ def execute(
         client: The guest client of the desktop.
         screen_size: ``(width, height)`` in pixels, to resolve and check coordinates.
         sleep: How ``Wait`` pauses (injectable for tests).
+        allowance: The step's remaining limits, shared by the actions of one step; a fresh
+            default :class:`StepAllowance` when None.
 
     Returns:
         The outcome; ``error`` is set (prefixed by the action name) when the action failed.
     """
+    if not isinstance(action, ACTION_TYPES):
+        raise TypeError(f"cannot execute {action!r}: not a typed action (parse it with ActionSet first)")
     name = action_name(action)
+    allowance = allowance or StepAllowance()
     try:
-        return _perform(action, client, screen_size, sleep)
-    except (GuestError, CoordinateError) as exc:
+        allowance.check(action)
+        return _perform(action, client, screen_size, sleep, allowance)
+    except (GuestError, CoordinateError, LimitError) as exc:
         return ActionOutcome(error=f"{name}: {exc}")
+    except (ValueError, TypeError, OverflowError) as exc:
+        # A typed action built by hand with values the guest protocol cannot carry (protobuf
+        # refuses out-of-range ints and lone surrogates, JSON refuses bytes): the agent's error.
+        return ActionOutcome(error=f"{name}: the action cannot be sent to the desktop: {str(exc)[:200]}")
 
 
 def _perform(
-    action: Action, client: GuestClient, screen: tuple[int, int], sleep: Callable[[float], None]
+    action: Action,
+    client: GuestClient,
+    screen: tuple[int, int],
+    sleep: Callable[[float], None],
+    allowance: StepAllowance,
 ) -> ActionOutcome:
     if isinstance(action, MoveTo):
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
@@ -208,7 +316,7 @@ def _perform(
         return ActionOutcome(result=action.content)
     elif isinstance(action, Wait):
         # A pacing delay the agent asked for (the desktop is not polled for anything).
-        sleep(min(max(action.seconds, 0.0), MAX_WAIT_SECONDS))
+        sleep(allowance.take_wait(action.seconds))
     elif isinstance(action, Done | Fail | Exit):
         success = isinstance(action, Done) or (isinstance(action, Exit) and action.success)
         return ActionOutcome(terminal=True, success=success)

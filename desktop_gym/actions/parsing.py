@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import ast
 import json
-import re
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_gym.actions.types import ActionParseError
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_ACTION_PREFIX = re.compile(r"^\s*[#*>\s]*action\s*[*]*\s*:\s*[*]*\s*", re.IGNORECASE)
-_INLINE_CODE = re.compile(r"^`([^`]+)`$")
+MAX_NESTING = 32
+"""Deepest list/dict nesting an action value may have (tool calls need ~8)."""
+MAX_VALUES = 100_000
+"""Most scalars and containers one action's values may hold in all."""
+INT_RANGE = (-(2**63), 2**63 - 1)
+"""Integers an action may carry: what the guest protocol (int64) can hold."""
+_FENCE = "```"
+_PREFIX_NOISE = frozenset("#*>")
 
 _STATEMENT_KINDS = {
     ast.Assign: "an assignment",
@@ -92,15 +97,61 @@ def extract_code(text: str) -> str:
     Returns:
         The code or JSON to parse, stripped.
     """
-    blocks = [body for _lang, body in _FENCE.findall(text)]
+    # Hand-written scanning, not regexes: every pass is linear in the length of the answer, so
+    # no input (runs of spaces, backticks, fences) can make extraction slow.
+    blocks = _fenced_blocks(text)
     if blocks:
         text = "\n".join(block.strip("\n") for block in blocks)
     lines = text.strip().splitlines()
-    first = next((i for i, line in enumerate(lines) if _ACTION_PREFIX.match(line)), None)
+    first = next((i for i, line in enumerate(lines) if _after_action_prefix(line) is not None), None)
     if first is not None:
-        lines = [_ACTION_PREFIX.sub("", line, count=1) for line in lines[first:]]
-        lines = [_INLINE_CODE.sub(r"\1", line.strip()) for line in lines]
+        lines = [_after_action_prefix(line) or line for line in lines[first:]]
+        lines = [_inline_code(line.strip()) for line in lines]
     return "\n".join(lines).strip()
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    """Bodies of ```-fenced blocks, info strings dropped; an unclosed last block runs to the end."""
+    blocks = []
+    position = 0
+    while True:
+        opening = text.find(_FENCE, position)
+        if opening < 0:
+            return blocks
+        body_start = text.find("\n", opening + len(_FENCE))
+        if body_start < 0:
+            return blocks
+        closing = text.find(_FENCE, body_start + 1)
+        if closing < 0:
+            blocks.append(text[body_start + 1 :])
+            return blocks
+        blocks.append(text[body_start + 1 : closing])
+        position = closing + len(_FENCE)
+
+
+def _skip(line: str, index: int, allowed: frozenset[str] | None = None) -> int:
+    """The index after whitespace (and ``allowed`` characters) starting at ``index``."""
+    while index < len(line) and (line[index].isspace() or (allowed is not None and line[index] in allowed)):
+        index += 1
+    return index
+
+
+def _after_action_prefix(line: str) -> str | None:
+    """The rest of a line that starts with ``Action:`` (markdown noise such as ``**`` or ``> `` allowed), else None."""
+    index = _skip(line, 0, _PREFIX_NOISE)
+    if line[index : index + 6].lower() != "action":
+        return None
+    index = _skip(line, _skip(line, index + 6), frozenset("*"))
+    if index >= len(line) or line[index] != ":":
+        return None
+    return line[_skip(line, index + 1, frozenset("*")) :]
+
+
+def _inline_code(line: str) -> str:
+    """```click(...)``` written as inline code -> its content."""
+    if len(line) > 2 and line[0] == "`" and line[-1] == "`" and "`" not in line[1:-1]:
+        return line[1:-1]
+    return line
 
 
 def looks_structured(code: str) -> bool:
@@ -119,8 +170,73 @@ def load_structured(code: str) -> Any:
     except json.JSONDecodeError as exc:
         try:
             return ast.literal_eval(code)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError):
             raise ActionParseError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ActionParseError(f"the JSON is nested too deeply (at most {MAX_NESTING} levels)") from None
+    except ValueError as exc:  # an integer with more digits than Python converts
+        raise ActionParseError(f"invalid JSON: {exc}") from None
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters; never raises (huge ints, odd objects)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail on the value it reports
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def plain_value(value: Any, what: str) -> Any:
+    """``value`` as plain JSON data (tuples become lists), or an error naming ``what``.
+
+    Only what JSON and the guest protocol can carry gets through: ``None``, booleans, int64
+    integers, finite floats, strings of valid Unicode (no lone surrogates), lists and dicts
+    with string keys, at most :data:`MAX_NESTING` deep and :data:`MAX_VALUES` in all.
+
+    Raises:
+        ActionParseError: naming ``what`` and the part of the value at fault.
+    """
+    budget = [MAX_VALUES]
+    return _plain(value, what, 0, budget)
+
+
+def _plain(value: Any, what: str, depth: int, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ActionParseError(f"{what}: too many values (at most {MAX_VALUES})")
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            raise ActionParseError(f"{what}: the integer is out of range (at most 64 bits)")
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ActionParseError(f"{what}: numbers must be finite, got {value!r}")
+        return float(value)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ActionParseError(
+                f"{what}: the text is not valid Unicode (lone surrogate at character {exc.start})"
+            ) from None
+        return str(value)
+    if depth >= MAX_NESTING:
+        raise ActionParseError(f"{what}: nested too deeply (at most {MAX_NESTING} levels)")
+    if isinstance(value, list | tuple):
+        return [_plain(item, f"{what}[{index}]", depth + 1, budget) for index, item in enumerate(value)]
+    if isinstance(value, dict):
+        plain: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ActionParseError(f"{what}: dict keys must be strings, got {short_repr(key)}")
+            plain[_plain(key, what, depth + 1, budget)] = _plain(item, f"{what}[{key[:30]!r}]", depth + 1, budget)
+        return plain
+    kinds = {bytes: "bytes", set: "a set", frozenset: "a set", complex: "a complex number"}
+    kind = kinds.get(type(value), f"a {type(value).__name__}")
+    raise ActionParseError(f"{what}: {kind} is not allowed (use numbers, strings, lists, dicts, True, False or None)")
 
 
 def python_call_sites(code: str, allowed_imports: Iterable[str] = ()) -> list[CallSite]:
@@ -141,8 +257,8 @@ def python_call_sites(code: str, allowed_imports: Iterable[str] = ()) -> list[Ca
         tree = ast.parse(code, mode="exec")
     except SyntaxError as exc:
         raise ActionParseError(f"line {exc.lineno}: syntax error at column {exc.offset}: {exc.msg}") from None
-    except (ValueError, MemoryError, RecursionError) as exc:
-        raise ActionParseError(f"could not parse the action text: {exc}") from None
+    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        raise ActionParseError(f"could not parse the action text: {short_repr(str(exc), 200)}") from None
     allowed = set(allowed_imports)
     many = len(tree.body) > 1
     sites = []
@@ -186,21 +302,23 @@ def _call_site(node: ast.Call, where: str, prefix: str) -> CallSite:
     for index, arg in enumerate(node.args):
         if isinstance(arg, ast.Starred):
             raise ActionParseError(f"{prefix}{name}(): *-unpacking of arguments is not allowed")
-        args.append(_literal(arg, f"{prefix}{name}(): argument {index + 1}"))
+        what = f"{prefix}{name}(): argument {index + 1}"
+        args.append(plain_value(_literal(arg, what), what))
     kwargs: dict[str, Any] = {}
     for keyword in node.keywords:
         if keyword.arg is None:
             raise ActionParseError(f"{prefix}{name}(): **-unpacking of arguments is not allowed")
         if keyword.arg in kwargs:
             raise ActionParseError(f"{prefix}{name}() got multiple values for argument {keyword.arg!r}")
-        kwargs[keyword.arg] = _literal(keyword.value, f"{prefix}{name}(): argument {keyword.arg!r}")
+        what = f"{prefix}{name}(): argument {keyword.arg!r}"
+        kwargs[keyword.arg] = plain_value(_literal(keyword.value, what), what)
     return CallSite(name, args, kwargs, where)
 
 
 def _literal(node: ast.expr, what: str) -> Any:
     try:
         return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError, OverflowError):
         raise ActionParseError(
             f"{what} must be a literal (number, string, list, tuple, dict, True, False or None), "
             f"got {_expression_kind(node)} {_source(node)!r}"
@@ -215,7 +333,10 @@ def _expression_kind(node: ast.AST) -> str:
 
 
 def _source(node: ast.AST, limit: int = 60) -> str:
-    text = ast.unparse(node)
+    try:
+        text = ast.unparse(node)
+    except (ValueError, RecursionError, MemoryError, OverflowError):  # huge ints, deep nesting
+        return f"<{type(node).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -230,6 +351,11 @@ def structured_call_sites(data: Any) -> list[CallSite]:
     Raises:
         ActionParseError: An unknown shape, or arguments that are not an object.
     """
+    data = plain_value(data, "the action")
+    return _structured_sites(data)
+
+
+def _structured_sites(data: Any) -> list[CallSite]:
     items = data if isinstance(data, list) else [data]
     if not items:
         raise ActionParseError("no action found: the list of tool calls is empty")
@@ -237,7 +363,7 @@ def structured_call_sites(data: Any) -> list[CallSite]:
     for index, item in enumerate(items, start=1):
         where = f"tool call {index}" if len(items) > 1 else ""
         if isinstance(item, dict) and isinstance(item.get("tool_calls"), list):
-            sites.extend(structured_call_sites(item["tool_calls"]))
+            sites.extend(_structured_sites(item["tool_calls"]))
         else:
             sites.append(_structured_site(item, where))
     return sites
@@ -248,7 +374,7 @@ def _structured_site(item: Any, where: str) -> CallSite:
     if isinstance(item, str) and item.strip().isidentifier():
         return CallSite(item.strip(), where=where)
     if not isinstance(item, dict):
-        raise ActionParseError(f"{prefix}an action must be an object, got {item!r}")
+        raise ActionParseError(f"{prefix}an action must be an object, got {short_repr(item)}")
     if "action_type" in item:
         name = item["action_type"]
         arguments: Any = item.get("parameters") or {}
@@ -256,14 +382,15 @@ def _structured_site(item: Any, where: str) -> CallSite:
         call = item.get("function") if isinstance(item.get("function"), dict) else item
         if "name" not in call:
             raise ActionParseError(
-                f"{prefix}cannot read an action from an object with keys {sorted(item)}; expected "
+                f"{prefix}cannot read an action from an object with keys {short_repr(sorted(item)[:10], 200)}; "
+                "expected "
                 '{"name": ..., "arguments": {...}}, {"type": "function", "function": {...}} or '
                 '{"action_type": ..., "parameters": {...}}'
             )
         name = call["name"]
         arguments = next((call[k] for k in ("arguments", "parameters", "input") if k in call), {})
     if not isinstance(name, str) or not name:
-        raise ActionParseError(f"{prefix}the action name must be a non-empty string, got {name!r}")
+        raise ActionParseError(f"{prefix}the action name must be a non-empty string, got {short_repr(name)}")
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
@@ -271,11 +398,12 @@ def _structured_site(item: Any, where: str) -> CallSite:
             raise ActionParseError(
                 f"{prefix}{name}(): arguments are not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
             ) from None
+        except (ValueError, RecursionError) as exc:  # digit limit, deep nesting
+            problem = short_repr(str(exc), 120)
+            raise ActionParseError(f"{prefix}{name}(): arguments are not usable JSON: {problem}") from None
+        arguments = plain_value(arguments, f"{prefix}{name}(): arguments")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
-        raise ActionParseError(f"{prefix}{name}(): arguments must be an object, got {arguments!r}")
-    bad_keys = [k for k in arguments if not isinstance(k, str)]
-    if bad_keys:
-        raise ActionParseError(f"{prefix}{name}(): argument names must be strings, got {bad_keys[0]!r}")
+        raise ActionParseError(f"{prefix}{name}(): arguments must be an object, got {short_repr(arguments)}")
     return CallSite(name, [], dict(arguments), where)

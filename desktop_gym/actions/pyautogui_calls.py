@@ -29,6 +29,8 @@ from desktop_gym.actions.types import (
 )
 
 STYLE = "pyautogui"
+MAX_EXPANDED_PRESSES = 1000
+"""Most Press actions one ``press([...], presses=n)`` may expand into (the executor caps a step further)."""
 
 Button = Literal["left", "right", "middle", "primary", "secondary"]
 
@@ -215,6 +217,10 @@ def press(ctx: ParseContext, keys: str | list[str], presses: int = 1, interval: 
     if presses < 1:
         raise ArgumentError(f"presses must be at least 1, got {presses}")
     names = normalize_keys([keys] if isinstance(keys, str) else keys)
+    if len(names) > 1 and len(names) * presses > MAX_EXPANDED_PRESSES:
+        raise ArgumentError(
+            f"{len(names)} keys x {presses} presses is more than {MAX_EXPANDED_PRESSES} key presses in one call"
+        )
     if len(names) == 1:
         return [Press(names[0], presses)]
     return [Press(name) for _ in range(presses) for name in names]
