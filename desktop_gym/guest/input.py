@@ -1,7 +1,11 @@
 """Mouse and keyboard input through the XTEST extension, in-process (python-xlib).
 
 One X connection is kept open; every action ends with ``display.sync()`` so its events have
-reached the server (and are queued for the target app) when the call returns.
+reached the server (and are queued for the target app) when the call returns. Long actions
+(many presses, long text) flush every :data:`FLUSH_EVERY` events, so python-xlib's request
+buffer stays small, and check for :meth:`InputController.cancel` between events, so a reset
+(``KillApps``) stops input in flight instead of waiting behind it. Repeats and text are capped
+(:data:`MAX_REPEATS`, :data:`MAX_TEXT_CHARS`) whatever the caller asks.
 
 Characters that have no keycode in the current keymap are typed by mapping a spare keycode to
 their keysym. Those mappings are kept as a small cache (least recently used is reused first) and
@@ -17,6 +21,20 @@ from collections import OrderedDict
 from Xlib import XK, X
 from Xlib import display as xdisplay
 from Xlib.ext import xtest
+
+from ..errors import GuestPreconditionError
+
+FLUSH_EVERY = 64
+"""Input events queued before the X connection is flushed (one event = a press or a release)."""
+MAX_REPEATS = 10_000
+"""Most clicks, presses or scroll notches one input call may make."""
+MAX_TEXT_CHARS = 100_000
+"""Longest text one ``type_text`` call may type."""
+
+
+class InputCancelledError(GuestPreconditionError):
+    """Input in flight was stopped by :meth:`InputController.cancel` (the session was reset)."""
+
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
@@ -116,6 +134,7 @@ class InputController:
         self._width = self._display.screen().width_in_pixels
         self._height = self._display.screen().height_in_pixels
         self._lock = threading.Lock()
+        self._generation = 0  # bumped by cancel(); loops stop when it changes under them
         self._shift = self._display.keysym_to_keycode(XK.XK_Shift_L)
         self._keymap: dict[int, tuple[int, int]] = {}
         self._spare: list[int] = []
@@ -144,6 +163,28 @@ class InputController:
             self._remapped.clear()
             self._display.sync()
             self._display.close()
+
+    # -- cancelling and batching -----------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop every input call in flight at its next event (they raise ``InputCancelledError``).
+
+        Needs no lock, so it works while a long ``type_text`` holds the input lock.
+        """
+        self._generation += 1
+
+    def _repeat(self, count: int, what: str) -> range:
+        if not 0 <= count <= MAX_REPEATS:
+            raise ValueError(f"{what} must be 0 to {MAX_REPEATS}, got {count}")
+        return range(count)
+
+    def _tick(self, done: int, generation: int) -> None:
+        """After ``done`` events of one call: stop if cancelled, flush every ``FLUSH_EVERY``."""
+        if self._generation != generation:
+            self._display.flush()
+            raise InputCancelledError("input stopped: the session was reset while it was being delivered")
+        if done % FLUSH_EVERY == 0:
+            self._display.flush()
 
     # -- pointer -------------------------------------------------------------------------------
 
@@ -185,11 +226,14 @@ class InputController:
         number = self._button(button)
         if count < 1:
             raise ValueError(f"click count must be >= 1, got {count}")
+        repeats = self._repeat(count, "click count")
         with self._lock:
+            generation = self._generation
             self._move(x, y)
-            for _ in range(count):
+            for done in repeats:
                 xtest.fake_input(self._display, X.ButtonPress, number)
                 xtest.fake_input(self._display, X.ButtonRelease, number)
+                self._tick(done + 1, generation)
             self._display.sync()
 
     def mouse_down(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
@@ -228,13 +272,19 @@ class InputController:
 
     def scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0) -> None:
         """Scroll by notches: ``dy > 0`` down, ``dy < 0`` up, ``dx > 0`` right, ``dx < 0`` left."""
+        notches = [
+            (self._repeat(abs(dy), "scroll dy"), dy, "up", "down"),
+            (self._repeat(abs(dx), "scroll dx"), dx, "left", "right"),
+        ]
         with self._lock:
+            generation = self._generation
             self._move(x, y)
-            for amount, negative, positive in ((dy, "up", "down"), (dx, "left", "right")):
+            for repeats, amount, negative, positive in notches:
                 number = SCROLL_BUTTONS[positive if amount > 0 else negative]
-                for _ in range(abs(amount)):
+                for done in repeats:
                     xtest.fake_input(self._display, X.ButtonPress, number)
                     xtest.fake_input(self._display, X.ButtonRelease, number)
+                    self._tick(done + 1, generation)
             self._display.sync()
 
     # -- keyboard ------------------------------------------------------------------------------
@@ -286,9 +336,12 @@ class InputController:
     def press(self, key: str, presses: int = 1) -> None:
         """Tap a key ``presses`` times (shift is added when a character needs it)."""
         keysym = key_to_keysym(key)
+        repeats = self._repeat(presses, "presses")
         with self._lock:
-            for _ in range(presses):
+            generation = self._generation
+            for done in repeats:
                 self._tap(keysym)
+                self._tick(done + 1, generation)
             self._display.sync()
 
     def hotkey(self, keys: list[str]) -> None:
@@ -306,7 +359,11 @@ class InputController:
 
     def type_text(self, text: str) -> None:
         """Type any Unicode text; ``"\\n"`` is Return and ``"\\t"`` is Tab."""
+        if len(text) > MAX_TEXT_CHARS:
+            raise ValueError(f"type_text types at most {MAX_TEXT_CHARS} characters, got {len(text)}")
         with self._lock:
-            for char in text:
+            generation = self._generation
+            for done, char in enumerate(text, start=1):
                 self._tap(char_to_keysym(char))
+                self._tick(done, generation)
             self._display.sync()

@@ -309,6 +309,8 @@ class GuestServicer(pb_grpc.GuestServicer):
 
     @_rpc
     def KillApps(self, request, context):
+        if isinstance(self.input, InputController):
+            self.input.cancel()  # input in flight (a long type_text) stops instead of outliving the reset
         self.launcher.kill_all()
         return pb.KillAppsReply()
 
