@@ -9,19 +9,26 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .cli_eval import add_eval_commands
+from .cli_llm import add_llm_commands
 from .cli_tasks import add_tasks_commands
 
 DEFAULT_TASK = "starter.calc_fill_totals"
 
 
-def _policy(agent: str, task: Any, params: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], str]:
-    from .tasks import null_policy
+def _policy(agent: str, env: Any, info: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], str]:
+    """The agent an agent string names (``desktop_gym.agents.make_agent``), started on this episode."""
+    from .agents import EpisodeContext, UnknownAgentError, make_agent
 
-    if agent == "oracle":
-        return task.oracle(params)
-    if agent == "null":
-        return null_policy
-    raise SystemExit(f"unknown agent {agent!r}: choose oracle or null")
+    try:
+        chosen = make_agent(agent)
+    except UnknownAgentError as error:
+        raise SystemExit(str(error)) from None
+    context = EpisodeContext(
+        task=env.unwrapped._task, params=info["params"], describe=env.describe, tool_schemas=env.tool_schemas
+    )
+    chosen.reset(info["instruction"], context)
+    return lambda observation: chosen.act(observation, info)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -39,7 +46,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             out = Path(args.out) / f"{args.task}-seed{seed}"
             recorder = TrajectoryRecorder(out)
             recorder.start(observation, info)
-            policy = _policy(args.agent, env.unwrapped._task, info["params"])
+            policy = _policy(args.agent, env, info)
             done = False
             while not done:
                 action = policy(observation)
@@ -116,13 +123,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run an agent on a task and record the trajectory")
     run.add_argument("--task", default=DEFAULT_TASK, help=f"task id (default {DEFAULT_TASK})")
-    run.add_argument("--agent", default="oracle", help="oracle | null")
+    run.add_argument("--agent", default="oracle", help="oracle | null | random | hf:PATH | openai:MODEL@URL")
     run.add_argument("--backend", default="local")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--episodes", type=int, default=1)
     run.add_argument("--out", default="runs", help="folder for trajectories")
     run.set_defaults(handler=cmd_run)
     add_tasks_commands(sub)  # tasks [list | check | import-osworld]
+    add_eval_commands(sub)  # eval
+    add_llm_commands(sub)  # llm serve
     doctor = sub.add_parser("doctor", help="check system dependencies")
     doctor.set_defaults(handler=cmd_doctor)
     image = sub.add_parser("image", help="desktop images for the container backend")

@@ -1,0 +1,338 @@
+"""A local OpenAI-compatible endpoint over a local model: ``desktop-gym llm serve``.
+
+Serves ``GET /v1/models`` and ``POST /v1/chat/completions`` (plain answers, tool calls in the
+OpenAI shape, token logprobs, ``n`` choices, ``stream`` as one delta chunk per choice). A request
+ending in an assistant message is continued from it (a prefill, as vLLM's
+``continue_final_message``). Any model name is accepted and answered by the one served model.
+
+Tool calls: when the request offers ``tools``, an answer that is a JSON tool call
+(``{"name": ..., "arguments": {...}}``, bare or in ``<tool_call>`` tags) or a Python call of an
+offered tool (``CalcTools.set_cell_value(cell="A1", value=5)`` for ``CalcTools__set_cell_value``)
+comes back as ``message.tool_calls``; anything else stays ``message.content``.
+
+Every request is bounded (``ServerLimits``); a request over a bound is answered 400 naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions.parsing import python_call_sites
+from ..actions.types import ActionParseError
+from .generation import Completion, content_text, generate_chat
+from .model import DEFAULT_MODEL_NAME
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Bounds on one request."""
+
+    max_messages: int = 256
+    max_prompt_chars: int = 256_000
+    max_tokens: int = 1024
+    max_choices: int = 8
+    max_tools: int = 256
+
+
+class RequestError(ValueError):
+    """A request outside the API or the limits (answered 400, naming the field)."""
+
+
+def create_app(
+    model: Any, tokenizer: Any, *, served_name: str = DEFAULT_MODEL_NAME, limits: ServerLimits | None = None
+) -> Any:
+    """The ASGI app (FastAPI) serving ``model``.
+
+    Args:
+        model: a transformers causal LM.
+        tokenizer: its tokenizer.
+        served_name: the model id listed by ``/v1/models`` and echoed in answers.
+        limits: request bounds.
+    """
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse, StreamingResponse
+
+    bounds = limits or ServerLimits()
+    app = FastAPI(title="desktop-gym local LLM endpoint")
+
+    @app.get("/v1/models")
+    def list_models() -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": served_name, "object": "model", "owned_by": "desktop-gym"}]}
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: Request) -> Any:
+        raw = await request.body()
+        if len(raw) > bounds.max_prompt_chars * 4:
+            return _error(f"request body: at most {bounds.max_prompt_chars * 4} bytes, got {len(raw)}")
+        try:
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise RequestError("the request body must be a JSON object")
+            answer = await _run_in_thread(lambda: complete(model, tokenizer, body, served_name, bounds))
+        except (RequestError, json.JSONDecodeError) as error:
+            return _error(str(error))
+        if body.get("stream"):
+            return StreamingResponse(_stream(answer), media_type="text/event-stream")
+        return JSONResponse(answer)
+
+    def _error(message: str) -> Any:
+        return JSONResponse(
+            {"error": {"message": message, "type": "invalid_request_error", "code": None}}, status_code=400
+        )
+
+    return app
+
+
+async def _run_in_thread(call: Any) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(call)
+
+
+def complete(
+    model: Any, tokenizer: Any, body: Mapping[str, Any], served_name: str, limits: ServerLimits
+) -> dict[str, Any]:
+    """Answer one chat completions request body (the OpenAI response as a dict).
+
+    Raises:
+        RequestError: the body is malformed or over a limit (the message names the field).
+    """
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("messages: a non-empty list of {role, content} objects is required")
+    if len(messages) > limits.max_messages:
+        raise RequestError(f"messages: at most {limits.max_messages}, got {len(messages)}")
+    chat = [_chat_message(m, i) for i, m in enumerate(messages)]
+    if sum(len(m["content"]) for m in chat) > limits.max_prompt_chars:
+        raise RequestError(f"messages: at most {limits.max_prompt_chars} characters of content in all")
+    max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 256
+    n = body.get("n") or 1
+    temperature = body.get("temperature", 1.0)
+    top_p = body.get("top_p", 1.0)
+    _check_number("max_tokens", max_tokens, 1, limits.max_tokens, integer=True)
+    _check_number("n", n, 1, limits.max_choices, integer=True)
+    _check_number("temperature", 1.0 if temperature is None else temperature, 0, 2)
+    _check_number("top_p", 1.0 if top_p is None else top_p, 1e-6, 1)
+    tools = body.get("tools") or []
+    if not isinstance(tools, list) or len(tools) > limits.max_tools:
+        raise RequestError(f"tools: a list of at most {limits.max_tools} function schemas")
+    tool_names = [_tool_name(tool, i) for i, tool in enumerate(tools)]
+    if body.get("tool_choice") == "none":
+        tool_names = []
+    stop = body.get("stop") or []
+    stop = [stop] if isinstance(stop, str) else stop
+    if not isinstance(stop, list) or len(stop) > 4 or not all(isinstance(s, str) for s in stop):
+        raise RequestError("stop: a string or a list of at most 4 strings")
+    prefill = ""
+    if chat[-1]["role"] == "assistant":
+        prefill = chat.pop()["content"]
+    seed = body.get("seed")
+    if seed is not None and not isinstance(seed, int):
+        raise RequestError(f"seed: an integer, got {seed!r}")
+    completions = generate_chat(
+        model,
+        tokenizer,
+        [chat] * int(n),
+        prefill=prefill,
+        tools=tools or None,
+        max_new_tokens=int(max_tokens),
+        temperature=float(1.0 if temperature is None else temperature),
+        top_p=float(1.0 if top_p is None else top_p),
+        seed=seed,
+        stop=stop,
+    )
+    choices = [_choice(i, c, tool_names, bool(body.get("logprobs"))) for i, c in enumerate(completions)]
+    prompt_tokens = completions[0].prompt_tokens
+    completion_tokens = sum(c.completion_tokens for c in completions)
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": served_name,
+        "choices": choices,
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def _check_number(field: str, value: Any, low: float, high: float, integer: bool = False) -> None:
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        kind = "an integer" if integer else "a number"
+        raise RequestError(f"{field}: {kind} in {low}..{high}, got {value!r}")
+
+
+def _chat_message(message: Any, index: int) -> dict[str, str]:
+    if not isinstance(message, Mapping) or message.get("role") not in (
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "developer",
+    ):
+        raise RequestError(f"messages[{index}]: an object with role system|user|assistant|tool and content")
+    role = "system" if message["role"] == "developer" else str(message["role"])
+    content = message.get("content")
+    if content is not None and not isinstance(content, str | list):
+        raise RequestError(f"messages[{index}].content: a string or a list of content parts")
+    text = content_text(content)
+    calls = message.get("tool_calls")
+    if calls:
+        text = (text + "\n" if text else "") + json.dumps([c.get("function", c) for c in calls], ensure_ascii=False)
+    return {"role": role, "content": text}
+
+
+def _tool_name(tool: Any, index: int) -> str:
+    function = tool.get("function") if isinstance(tool, Mapping) else None
+    if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+        raise RequestError(f"tools[{index}]: {{'type': 'function', 'function': {{'name': ..., 'parameters': ...}}}}")
+    return function["name"]
+
+
+def _choice(index: int, completion: Completion, tool_names: Sequence[str], with_logprobs: bool) -> dict[str, Any]:
+    calls = parse_tool_calls(completion.prefill + completion.text, tool_names) if tool_names else []
+    message: dict[str, Any] = {"role": "assistant", "content": None if calls else completion.text}
+    finish = completion.finish_reason
+    if calls:
+        message["tool_calls"] = calls
+        finish = "tool_calls"
+    choice: dict[str, Any] = {"index": index, "message": message, "finish_reason": finish, "logprobs": None}
+    if with_logprobs:
+        choice["logprobs"] = {
+            "content": [
+                {"token": token, "logprob": logprob, "bytes": list(token.encode("utf-8")), "top_logprobs": []}
+                for token, logprob in zip(completion.tokens, completion.logprobs, strict=True)
+            ]
+        }
+    return choice
+
+
+def parse_tool_calls(text: str, tool_names: Sequence[str]) -> list[dict[str, Any]]:
+    """The OpenAI ``tool_calls`` in a model's answer, or [] when it is not a call of an offered tool."""
+    known = set(tool_names)
+    stripped = text.strip()
+    if stripped.startswith("<tool_call>"):
+        stripped = stripped.removeprefix("<tool_call>").split("</tool_call>")[0].strip()
+    calls: list[tuple[str, dict[str, Any]]] = []
+    try:
+        data = json.loads(stripped)
+    except json.JSONDecodeError:
+        data = None
+    if data is not None:
+        items = data if isinstance(data, list) else [data]
+        for item in items:
+            if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                arguments = item.get("arguments", item.get("parameters", {}))
+                if isinstance(arguments, str):
+                    try:
+                        arguments = json.loads(arguments)
+                    except json.JSONDecodeError:
+                        return []
+                if isinstance(arguments, Mapping):
+                    calls.append((item["name"], dict(arguments)))
+    else:
+        try:
+            sites = python_call_sites(stripped)
+        except (ActionParseError, SyntaxError, ValueError):
+            return []
+        for site in sites:
+            if site.args:
+                return []  # positional arguments have no names to put in JSON
+            calls.append((site.name, dict(site.kwargs)))
+    resolved = []
+    for name, arguments in calls:
+        match = next((n for n in (name, name.replace(".", "__"), name.replace(".", "_")) if n in known), None)
+        if match is None:
+            return []
+        resolved.append(
+            {
+                "id": f"call_{uuid.uuid4().hex[:16]}",
+                "type": "function",
+                "function": {"name": match, "arguments": json.dumps(arguments, ensure_ascii=False)},
+            }
+        )
+    return resolved
+
+
+def _stream(answer: Mapping[str, Any]) -> Iterator[str]:
+    """The answer as server-sent events: one chunk per choice, then a usage chunk and ``[DONE]``."""
+    for choice in answer["choices"]:
+        delta = {k: v for k, v in choice["message"].items() if v is not None}
+        if "tool_calls" in delta:
+            delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(delta["tool_calls"])]
+        chunk = {
+            "id": answer["id"],
+            "object": "chat.completion.chunk",
+            "created": answer["created"],
+            "model": answer["model"],
+            "choices": [
+                {
+                    "index": choice["index"],
+                    "delta": delta,
+                    "finish_reason": choice["finish_reason"],
+                    "logprobs": choice["logprobs"],
+                }
+            ],
+        }
+        yield f"data: {json.dumps(chunk)}\n\n"
+    yield "data: [DONE]\n\n"
+
+
+@contextmanager
+def local_endpoint(
+    model: Any,
+    tokenizer: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    served_name: str = DEFAULT_MODEL_NAME,
+    startup_timeout: float = 30.0,
+) -> Iterator[str]:
+    """Serve ``model`` over HTTP in a background thread; yields the base URL (``http://.../v1``).
+
+    Raises:
+        TimeoutError: the server did not start listening within ``startup_timeout`` seconds.
+    """
+    import uvicorn
+
+    config = uvicorn.Config(
+        create_app(model, tokenizer, served_name=served_name), host=host, port=port, log_level="warning", lifespan="off"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="desktop-gym-llm-endpoint", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            server.should_exit = True
+            raise TimeoutError(f"the local LLM endpoint did not start listening on {host} within {startup_timeout}s")
+        time.sleep(0.02)
+    bound_port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://{host}:{bound_port}/v1"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def serve(
+    model: Any, tokenizer: Any, *, host: str = "127.0.0.1", port: int = 8000, served_name: str = DEFAULT_MODEL_NAME
+) -> None:
+    """Serve in the foreground until interrupted (``desktop-gym llm serve``)."""
+    import uvicorn
+
+    uvicorn.run(create_app(model, tokenizer, served_name=served_name), host=host, port=port, log_level="info")
