@@ -9,8 +9,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .cli_apigen import add_apigen_commands
 from .cli_eval import add_eval_commands
 from .cli_llm import add_llm_commands
+from .cli_serve import add_serve_commands
 from .cli_tasks import add_tasks_commands
 
 DEFAULT_TASK = "starter.calc_fill_totals"
@@ -132,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_tasks_commands(sub)  # tasks [list | check | import-osworld]
     add_eval_commands(sub)  # eval
     add_llm_commands(sub)  # llm serve
+    add_apigen_commands(sub)  # apigen
+    add_serve_commands(sub)  # serve, cluster up|status|down
     doctor = sub.add_parser("doctor", help="check system dependencies")
     doctor.set_defaults(handler=cmd_doctor)
     image = sub.add_parser("image", help="desktop images for the container backend")
