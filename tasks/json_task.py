@@ -18,6 +18,7 @@ from ..verifiers import TREE_LISTING_COMMAND, all_of, any_of, get_verifier_spec,
 from ..verifiers.result import VerifierResult
 from .base import Policy, ScriptedPolicy, Task, TaskContext
 from .json_params import fill, perturbed_value, sample_params
+from .limits import home_path
 from .setup_steps import run_setup
 
 DEFAULT_ASSETS_DIR = Path(__file__).resolve().parent / "assets"
@@ -96,10 +97,11 @@ def _artifact(node: Mapping[str, Any], ctx: TaskContext) -> Any:
     """What a verifier leaf reads: a file's bytes, a command's ``ExecResult``, or a folder listing."""
     params = ctx.params
     if "file" in node:
-        return ctx.read_file(fill(node["file"], params))
+        # Confined to the home: a verifier's result lands in info, so it must not read host files.
+        return ctx.read_file(home_path(fill(node["file"], params), "file"))
     if "command" in node:
         return ctx.client.exec(fill(node["command"], params), shell=True, timeout=LIVE_COMMAND_TIMEOUT)
-    folder = shell_path(fill(node["dir"], params))
+    folder = shell_path(home_path(fill(node["dir"], params), "dir"))
     listing = TREE_LISTING_COMMAND.format(path=folder)
     result = ctx.client.exec(
         f"if [ -d {folder} ]; then {listing}; else exit {_MISSING_DIR_EXIT}; fi",
@@ -126,4 +128,8 @@ def evaluate_verifier(node: Mapping[str, Any], ctx: TaskContext) -> VerifierResu
     if "not" in node:
         return not_(evaluate_verifier(node["not"], ctx), name=_label(node["not"], 0))
     spec = get_verifier_spec(node["name"])
-    return spec.fn(_artifact(node, ctx), **fill(node.get("args", {}), ctx.params))
+    try:
+        artifact = _artifact(node, ctx)
+    except ValueError as error:  # a filled path that leaves the home
+        return VerifierResult.failed(str(error))
+    return spec.fn(artifact, **fill(node.get("args", {}), ctx.params))

@@ -25,7 +25,19 @@ from ..errors import TaskFileError  # noqa: F401 - re-exported from its old home
 from ..verifiers import UnknownVerifierError, get_verifier_spec, list_verifiers
 from .json_params import TemplateError, check_sampler, iter_strings, template_fields
 from .json_task import DEFAULT_ASSETS_DIR, JsonTask
-from .registry import register_task
+from .limits import (
+    MAX_JSON_DEPTH,
+    MAX_VERIFIER_DEPTH,
+    PATH_FIELDS,
+    expansion_problem,
+    home_path,
+    mode_problem,
+    read_task_json,
+    sampler_problem,
+    too_deep,
+    verifier_too_deep,
+)
+from .registry import list_tasks, register_task
 from .setup_steps import asset_path
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "task.schema.json"
@@ -113,8 +125,9 @@ def _semantic_problem(data: Mapping[str, Any], assets_dir: Path) -> str | None:
     """The first problem the schema cannot see, as ``<json path>: <message>``, or None."""
     params = data.get("params", {})
     defined: list[str] = []
+    bounds: dict[str, int] = {}  # how long each parameter can get, to bound template expansion
     for name, spec in params.items():
-        problem = check_sampler(spec)
+        problem = check_sampler(spec) or sampler_problem(spec, bounds, name)
         if problem:
             return f"params.{name}: {problem}"
         if isinstance(spec, Mapping) and "template" in spec:
@@ -146,7 +159,13 @@ def _semantic_problem(data: Mapping[str, Any], assets_dir: Path) -> str | None:
             unknown = [f for f in fields if f not in params]
             if unknown:
                 return f"{location}: unknown parameter {unknown[0]!r} (defined: {', '.join(params) or 'none'})"
+            problem = expansion_problem(text, bounds)
+            if problem:
+                return f"{location}: {problem}"
     for index, step in enumerate(data.get("setup", [])):
+        problem = _step_path_problem(step, f"setup[{index}]")
+        if problem:
+            return problem
         if "asset" in step:
             try:
                 asset_path(assets_dir, step["asset"])
@@ -160,7 +179,7 @@ def _semantic_problem(data: Mapping[str, Any], assets_dir: Path) -> str | None:
             except re.error as error:
                 return f"setup[{index}].title: not a regular expression: {error}"
     for leaf, path in _verifier_leaves(data.get("verifier", {}), "verifier"):
-        problem = _check_verifier_leaf(leaf, path)
+        problem = _check_verifier_leaf(leaf, path) or _static_home_path(leaf, ("file", "dir"), path)
         if problem:
             return problem
     if "perturb" in data:
@@ -173,12 +192,43 @@ def _semantic_problem(data: Mapping[str, Any], assets_dir: Path) -> str | None:
     return None
 
 
+def _static_home_path(node: Mapping[str, Any], fields: tuple[str, ...], where: str) -> str | None:
+    """A path field that is not a template must already be inside the home (templated ones are checked when filled)."""
+    for field in fields:
+        value = node.get(field)
+        if isinstance(value, str) and not template_fields(value):
+            try:
+                home_path(value, field)
+            except ValueError as error:
+                return f"{where}.{error}"
+    return None
+
+
+def _step_path_problem(step: Mapping[str, Any], where: str) -> str | None:
+    problem = _static_home_path(step, PATH_FIELDS.get(step["type"], ()), where)
+    if problem:
+        return problem
+    if step["type"] == "put_file":
+        problem = mode_problem(step.get("mode"))
+        if problem:
+            return f"{where}.mode: {problem}"
+    return None
+
+
 def validate_definition(data: Any, source: str, assets_dir: Path | None = None) -> dict[str, Any]:
     """Check a parsed task definition; return it unchanged.
 
     Raises:
         TaskFileError: the first problem found, naming ``source`` and the JSON path.
     """
+    # Depth first: the schema validator and the checks below recurse through the tree.
+    if isinstance(data, Mapping):
+        deep = verifier_too_deep(data.get("verifier"))
+        if deep is not None:
+            raise TaskFileError(source, deep, f"all/any/not nest more than {MAX_VERIFIER_DEPTH} levels deep")
+    deep = too_deep(data, MAX_JSON_DEPTH)
+    if deep is not None:
+        raise TaskFileError(source, deep, f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
     error = _schema_error(data, source)
     if error is not None:
         raise error
@@ -204,14 +254,7 @@ def load_task_file(path: str | Path, assets_dir: str | Path | None = None) -> Js
     """
     path = Path(path)
     source = _display(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise TaskFileError(source, "", f"cannot read the file: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise TaskFileError(
-            source, f"line {error.lineno} column {error.colno}", f"not valid JSON: {error.msg}"
-        ) from None
+    data = read_task_json(path, source)
     assets = Path(assets_dir) if assets_dir is not None else DEFAULT_ASSETS_DIR
     return JsonTask(validate_definition(data, source, assets), source=source, assets_dir=assets)
 
@@ -241,8 +284,17 @@ def load_suite_dir(path: str | Path, assets_dir: str | Path | None = None, regis
         seen[task.id] = task.source
         tasks.append(task)
     if register:
+        taken = set(list_tasks())
         for task in tasks:
-            register_task(
-                task.id, JsonTask, {"definition": task.definition, "source": task.source, "assets_dir": task.assets_dir}
-            )
+            if task.id in taken:  # a task file must not replace a built-in (or an earlier suite's) task
+                raise TaskFileError(task.source, "id", f"task id {task.id!r} is already registered")
+        for task in tasks:
+            try:
+                register_task(
+                    task.id,
+                    JsonTask,
+                    {"definition": task.definition, "source": task.source, "assets_dir": task.assets_dir},
+                )
+            except ValueError as error:  # the id is taken (by a built-in task or an earlier suite)
+                raise TaskFileError(task.source, "id", str(error)) from None
     return tasks

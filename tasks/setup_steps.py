@@ -14,6 +14,7 @@ from typing import Any
 
 from .artifacts import docx_bytes, xlsx_bytes
 from .base import TaskContext, TaskSetupError
+from .limits import home_path, mode_problem
 
 StepRunner = Callable[[Mapping[str, Any], TaskContext, Path], None]
 
@@ -50,18 +51,26 @@ def file_bytes(step: Mapping[str, Any], assets_dir: Path) -> bytes:
 
 
 def _put_file(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
-    ctx.client.put_file(step["path"], file_bytes(step, assets_dir), mode=int(step.get("mode", 0o644)))
+    # Paths are checked again once filled: a template can make ~/{x} leave the home.
+    path = home_path(step["path"], "path")
+    mode = int(step.get("mode", 0o644))
+    problem = mode_problem(mode)
+    if problem:
+        raise ValueError(problem)
+    ctx.client.put_file(path, file_bytes(step, assets_dir), mode=mode)
 
 
 def _copy_file(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
-    data = ctx.read_file(step["src"])
+    source, target = home_path(step["src"], "src"), home_path(step["dst"], "dst")
+    data = ctx.read_file(source)
     if data is None:
-        raise TaskSetupError(f"the file to copy, {step['src']}, does not exist in the desktop")
-    ctx.client.put_file(step["dst"], data)
+        raise TaskSetupError(f"the file to copy, {source}, does not exist in the desktop")
+    ctx.client.put_file(target, data)
 
 
 def _open(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
-    ctx.client.launch_app(step["app"], step["path"], timeout=float(step.get("timeout", DEFAULT_APP_TIMEOUT)))
+    path = home_path(step["path"], "path")
+    ctx.client.launch_app(step["app"], path, timeout=float(step.get("timeout", DEFAULT_APP_TIMEOUT)))
 
 
 def _launch(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
