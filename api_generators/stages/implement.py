@@ -1,0 +1,30 @@
+"""Implementation: one requested function -> the method's Python source, in tool-class style."""
+
+from __future__ import annotations
+
+from .. import prompting
+from ..llm import LLMClient, LLMReply
+from ..models import FunctionSpec
+from ..parsing import method_source
+from ..targets import AppTarget
+
+
+def implement(client: LLMClient, target: AppTarget, spec: FunctionSpec) -> tuple[str, LLMReply]:
+    """Ask the LLM for ``spec``'s method.
+
+    Returns:
+        (the method's source, dedented; the reply).
+
+    Raises:
+        ReplyFormatError: the reply holds no method ``spec.name`` with ``self`` and a docstring.
+    """
+    messages = prompting.messages(
+        "implement",
+        tool_class=target.tool_class,
+        library=target.library,
+        header=spec.header(),
+        docstring=spec.docstring,
+        tasks="\n".join(f"- {task}" for task in spec.tasks) or "- (none named)",
+    )
+    reply = client.complete(messages, key=f"implement/{spec.name}/0")
+    return method_source(reply.text, spec.name), reply
