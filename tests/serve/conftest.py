@@ -8,6 +8,7 @@ import pytest
 
 from desktop_gym.serve.server import EnvServer
 
+
 @pytest.fixture
 def loadtest_server() -> Iterator[EnvServer]:
     """An env server on the load-test backend: 4 envs, 2 warm, 2 s leases."""

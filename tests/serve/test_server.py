@@ -337,5 +337,6 @@ def test_grpc_status_codes_are_the_documented_ones(loadtest_server):
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
     with pytest.raises(grpc.RpcError) as caught:
         stub.CreateEnv(pb.CreateEnvRequest(task_id=TASK, options_json='{"observation": "all"}'), metadata=metadata)
-    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "options_json.observation" in caught.value.details()
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "options_json.observation" in caught.value.details()
     channel.close()
