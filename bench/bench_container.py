@@ -22,7 +22,7 @@ from memory import process_pss_kib  # noqa: E402
 
 from desktop_gym import DesktopEnv  # noqa: E402
 from desktop_gym.backends import podman_service  # noqa: E402
-from desktop_gym.backends.container import WIPE_HOME, ContainerBackend  # noqa: E402
+from desktop_gym.backends.container import ContainerBackend  # noqa: E402
 from desktop_gym.backends.local import LocalBackend  # noqa: E402
 from desktop_gym.guest.client import GuestClient  # noqa: E402
 from desktop_gym.images import build_image  # noqa: E402
@@ -98,8 +98,7 @@ def bench_local_baseline(resets: int) -> float:
         seconds = []
         for _ in range(resets):
             began = time.perf_counter()
-            client.kill_apps()
-            client.exec(WIPE_HOME, shell=True)
+            client.clear_session()
             client.launch_app("calc", timeout=60)
             seconds.append(time.perf_counter() - began)
         client.close()

@@ -21,6 +21,7 @@ import numpy as np
 from .backends import Backend, DesktopHandle, make_backend
 from .guest.client import GuestClient
 from .guest.types import GuestError
+from .polling import poll_until
 
 RESET_TASK = "starter.terminal_write_file"
 POLL_INTERVAL_S = 0.05
@@ -70,17 +71,7 @@ class BackendReport:
 
 def _wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
     """Poll ``condition`` until truthy; ``TimeoutError`` naming ``what`` (with the last error) otherwise."""
-    deadline = time.monotonic() + timeout
-    last: Exception | None = None
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-        except (GuestError, OSError) as exc:
-            last = exc
-        time.sleep(POLL_INTERVAL_S)
-    raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what} (last error: {last!r})")
+    return poll_until(condition, timeout, what, interval=POLL_INTERVAL_S, retry_on=(GuestError, OSError))
 
 
 class _Checker:

@@ -35,6 +35,12 @@ class DesktopGymError(Exception):
 _BY_CODE[DesktopGymError.code] = DesktopGymError
 
 
+class WaitTimeoutError(DesktopGymError, TimeoutError):
+    """A polled condition did not hold in time; the message names what was awaited."""
+
+    code = "wait_timeout"
+
+
 # -- backends ------------------------------------------------------------------------------------
 
 
@@ -57,6 +63,12 @@ class GuestUnavailableError(GuestError):
     """The guest agent never answered (deadline passed, socket gone): the one type every backend raises."""
 
     code = "guest_unavailable"
+
+
+class GuestNeverAnsweredError(GuestUnavailableError, BackendError, TimeoutError):
+    """A backend started a desktop but its guest agent never answered within the startup timeout."""
+
+    code = "guest_never_answered"
 
 
 class GuestNotFoundError(GuestError, LookupError):
@@ -273,6 +285,7 @@ __all__ = [
     "GuestError",
     "GuestFileNotFoundError",
     "GuestInvalidArgumentError",
+    "GuestNeverAnsweredError",
     "GuestNotFoundError",
     "GuestPermissionError",
     "GuestPreconditionError",
@@ -285,6 +298,7 @@ __all__ = [
     "TaskSetupError",
     "UnknownTaskError",
     "VerifierError",
+    "WaitTimeoutError",
     "from_code",
     "status_for",
 ]

@@ -1,27 +1,54 @@
 """Task registry: task id -> task factory, and the matching Gymnasium ids.
 
-Gymnasium ids are namespaced and versioned: ``desktop_gym/<suite>.<name>-v0``.
+Gymnasium ids are namespaced and versioned: ``desktop_gym/<suite>.<name>-v0``. A task may be
+registered by entry point (``"package.module:Class"`` or ``"json:<file>"``, Gymnasium's way):
+its id is known at once and its module is imported only by ``get_task``/``gymnasium.make``.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
+from gymnasium.envs.registration import registry as _gym_registry
 
-from ..errors import UnknownTaskError  # noqa: F401 - re-exported from its old home
-from .base import Task
+from ..errors import TaskError, UnknownTaskError
+
+if TYPE_CHECKING:
+    from .base import Task
 
 NAMESPACE = "desktop_gym"
 ENV_ENTRY_POINT = "desktop_gym.env:DesktopEnv"
+JSON_ENTRY_PREFIX = "json:"
+TASKS_DIR = Path(__file__).resolve().parent
 
 _TASKS: dict[str, Callable[[], Task]] = {}
+_ENTRY_POINTS: dict[str, str] = {}  # task id -> entry point not imported yet
 
 
 def gym_id(task_id: str, version: int = 0) -> str:
     """``calc.fill_totals`` -> ``desktop_gym/calc.fill_totals-v0``."""
     return f"{NAMESPACE}/{task_id}-v{version}"
+
+
+def _check_id(task_id: str) -> None:
+    suite, dot, name = task_id.partition(".")
+    if not dot or not suite or not name or not all(part.replace("_", "").isalnum() for part in (suite, name)):
+        raise ValueError(f"task id {task_id!r} must look like '<suite>.<name>' (letters, digits, underscores)")
+
+
+def _register_gym_id(task_id: str, default_env_kwargs: Mapping[str, Any] | None) -> str:
+    env_id = gym_id(task_id)
+    kwargs = {"task_id": task_id, **dict(default_env_kwargs or {})}
+    spec = _gym_registry.get(env_id)
+    if spec is not None and spec.entry_point == ENV_ENTRY_POINT and spec.kwargs == kwargs:
+        return env_id  # registered by entry point first: the same spec
+    _gym_registry.pop(env_id, None)
+    gymnasium.register(id=env_id, entry_point=ENV_ENTRY_POINT, kwargs=kwargs)
+    return env_id
 
 
 def register_task(
@@ -41,24 +68,58 @@ def register_task(
     Raises:
         ValueError: if the id is malformed or already registered to another factory.
     """
-    suite, dot, name = task_id.partition(".")
-    if not dot or not suite or not name or not all(part.replace("_", "").isalnum() for part in (suite, name)):
-        raise ValueError(f"task id {task_id!r} must look like '<suite>.<name>' (letters, digits, underscores)")
+    _check_id(task_id)
     kwargs = dict(task_kwargs or {})
 
     def factory() -> Task:
         return task_class(**kwargs)
 
+    factory.task_class = task_class  # type: ignore[attr-defined] - read by the catalogue
     if task_id in _TASKS:
         raise ValueError(f"task {task_id!r} is already registered")
+    _ENTRY_POINTS.pop(task_id, None)
     _TASKS[task_id] = factory
-    env_id = gym_id(task_id)
-    gymnasium.register(
-        id=env_id,
-        entry_point=ENV_ENTRY_POINT,
-        kwargs={"task_id": task_id, **dict(default_env_kwargs or {})},
-    )
-    return env_id
+    return _register_gym_id(task_id, default_env_kwargs)
+
+
+def register_entry_point(task_id: str, entry_point: str) -> str:
+    """Register a task by where it lives, imported on first use; returns the Gymnasium id.
+
+    Args:
+        task_id: ``<suite>.<name>``.
+        entry_point: ``"package.module:Class"`` (importing the module registers the task) or
+            ``"json:<file>"`` (a task file, relative to the built-in tasks folder or absolute).
+
+    Raises:
+        ValueError: malformed id or entry point, or the id is already registered.
+    """
+    _check_id(task_id)
+    if not entry_point.startswith(JSON_ENTRY_PREFIX) and ":" not in entry_point:
+        raise ValueError(f"entry point {entry_point!r} of {task_id!r} must be 'module:Class' or 'json:<file>'")
+    if task_id in _TASKS or _ENTRY_POINTS.get(task_id, entry_point) != entry_point:
+        raise ValueError(f"task {task_id!r} is already registered")
+    _ENTRY_POINTS[task_id] = entry_point
+    return _register_gym_id(task_id, None)
+
+
+def _resolve(task_id: str) -> None:
+    entry_point = _ENTRY_POINTS[task_id]
+    if entry_point.startswith(JSON_ENTRY_PREFIX):
+        from .json_task import JsonTask
+        from .loader import load_task_file
+
+        task = load_task_file(TASKS_DIR / entry_point[len(JSON_ENTRY_PREFIX) :])
+        if task.id != task_id:
+            raise TaskError(f"{task.source} defines {task.id!r}, but the catalogue lists it as {task_id!r}")
+        kwargs = {"definition": task.definition, "source": task.source, "assets_dir": task.assets_dir}
+        register_task(task_id, JsonTask, kwargs)
+        return
+    importlib.import_module(entry_point.partition(":")[0])  # registers its tasks
+    if task_id not in _TASKS:
+        raise TaskError(
+            f"importing {entry_point!r} did not register {task_id!r}: the task catalogue is stale "
+            "(python -m desktop_gym.tasks.catalogue --write)"
+        )
 
 
 def get_task(task_id: str) -> Task:
@@ -67,16 +128,41 @@ def get_task(task_id: str) -> Task:
     Raises:
         UnknownTaskError: naming the closest registered ids.
     """
+    if task_id in _ENTRY_POINTS:
+        _resolve(task_id)
     try:
-        return _TASKS[task_id]()
+        factory = _TASKS[task_id]
     except KeyError:
         import difflib
 
-        close = difflib.get_close_matches(task_id, _TASKS, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(_TASKS)} tasks are registered"
+        known = list_tasks()
+        close = difflib.get_close_matches(task_id, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(known)} tasks are registered"
         raise UnknownTaskError(f"unknown task {task_id!r}{hint}") from None
+    return factory()
+
+
+def task_class_of(task_id: str) -> Any:
+    """The class (or factory) registered for ``task_id``, importing it if needed."""
+    if task_id in _ENTRY_POINTS:
+        _resolve(task_id)
+    factory = _TASKS[task_id]
+    return getattr(factory, "task_class", factory)
 
 
 def list_tasks(suite: str | None = None) -> list[str]:
     """Registered task ids, sorted; only those of ``suite`` when given."""
-    return sorted(t for t in _TASKS if suite is None or t.split(".", 1)[0] == suite)
+    return sorted(t for t in {*_TASKS, *_ENTRY_POINTS} if suite is None or t.split(".", 1)[0] == suite)
+
+
+__all__ = [
+    "ENV_ENTRY_POINT",
+    "NAMESPACE",
+    "UnknownTaskError",
+    "get_task",
+    "gym_id",
+    "list_tasks",
+    "register_entry_point",
+    "register_task",
+    "task_class_of",
+]

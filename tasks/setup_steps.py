@@ -7,11 +7,13 @@ filled). Every wait polls a condition under a deadline; nothing sleeps a fixed t
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import WaitTimeoutError
+from ..guest.types import WindowInfo
+from ..polling import poll_until
 from .artifacts import docx_bytes, xlsx_bytes
 from .base import TaskContext, TaskSetupError
 from .limits import home_path, mode_problem
@@ -91,18 +93,21 @@ def _run(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
 def _wait_window(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
     pattern = re.compile(step["title"])
     timeout = float(step.get("timeout", DEFAULT_WINDOW_TIMEOUT))
-    deadline = time.monotonic() + timeout
-    while True:
+    seen: list[str] = []
+
+    def matching_window() -> WindowInfo | None:
         windows = ctx.client.windows()
-        match = next((w for w in windows if pattern.search(w.title or "")), None)
-        if match is not None:
-            if step.get("activate", False):
-                ctx.client.activate_window(match.window_id)
-            return
-        if time.monotonic() > deadline:
-            titles = [w.title for w in windows]
-            raise TaskSetupError(f"no window title matched /{step['title']}/ within {timeout:g}s (windows: {titles})")
-        time.sleep(0.05)  # polling interval of a readiness wait, not a fixed delay
+        seen[:] = [w.title for w in windows]
+        return next((w for w in windows if pattern.search(w.title or "")), None)
+
+    try:
+        match = poll_until(matching_window, timeout, f"a window title matching /{step['title']}/", interval=0.05)
+    except WaitTimeoutError:
+        raise TaskSetupError(
+            f"no window title matched /{step['title']}/ within {timeout:g}s (windows: {seen})"
+        ) from None
+    if step.get("activate", False):
+        ctx.client.activate_window(match.window_id)
 
 
 STEP_RUNNERS: dict[str, StepRunner] = {

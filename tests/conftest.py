@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
@@ -10,6 +9,7 @@ import pytest
 
 from desktop_gym.backends.local import LocalBackend
 from desktop_gym.guest.client import GuestClient
+from desktop_gym.polling import poll_until
 
 T = TypeVar("T")
 
@@ -19,18 +19,7 @@ def wait_until(condition: Callable[[], T], timeout: float = 5.0, what: str = "co
 
     Exceptions raised by ``condition`` count as "not yet" (the last one is reported).
     """
-    deadline = time.monotonic() + timeout
-    last_error: BaseException | None = None
-    while True:
-        try:
-            value = condition()
-            if value:
-                return value
-        except Exception as exc:  # noqa: BLE001 - polled conditions fail until they hold
-            last_error = exc
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.1f}s waiting for {what} (last error: {last_error!r})")
-        time.sleep(0.02)
+    return poll_until(condition, timeout, what, retry_on=(Exception,), error=pytest.fail.Exception)
 
 
 @pytest.fixture(name="wait_until", scope="session")

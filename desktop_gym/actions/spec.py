@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, get_args, get_type_hints
 
-from desktop_gym.actions.arg_types import ArgumentError, Point, check_value, json_schema, type_text
 from desktop_gym.actions.types import Action, ActionParseError
+from desktop_gym.signatures import (
+    ArgumentError,
+    Point,
+    check_value,
+    function_tool_schema,
+    parse_docstring,
+    type_text,
+)
 
 __all__ = [
     "NORMALIZED_MAX",
@@ -239,7 +245,7 @@ def spec_from_function(
     if unknown:
         raise ValueError(f"action {name!r}: unknown styles {sorted(unknown)}; known: {STYLES}")
     hints = get_type_hints(func)
-    summary, arg_docs = _parse_docstring(inspect.getdoc(func) or "")
+    summary, arg_docs = parse_docstring(inspect.getdoc(func) or "")
     if not summary:
         raise ValueError(f"action {name!r}: the spec function {func.__qualname__} needs a docstring")
     params = []
@@ -261,54 +267,3 @@ def spec_from_function(
             )
         )
     return ActionSpec(name, frozenset(styles), tuple(params), summary, tuple(aliases), func)
-
-
-def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Return the first line and the ``Args:`` descriptions of a Google-style docstring."""
-    lines = doc.splitlines()
-    summary = lines[0].strip() if lines else ""
-    args: dict[str, str] = {}
-    in_args = False
-    current = None
-    for line in lines[1:]:
-        if line.strip() in ("Args:", "Arguments:"):
-            in_args = True
-            continue
-        if in_args:
-            match = re.match(r"^\s{2,}\*{0,2}(\w+)(?: \(.*?\))?:\s*(.*)$", line)
-            if match and (len(line) - len(line.lstrip())) <= 4:
-                current = match.group(1)
-                args[current] = match.group(2).strip()
-            elif line.strip() and current and line.startswith(" "):
-                args[current] = f"{args[current]} {line.strip()}"
-            elif line.strip() and not line.startswith(" "):
-                in_args = False
-    return summary, args
-
-
-def function_tool_schema(name: str, description: str, params: Sequence[Any]) -> dict[str, Any]:
-    """An OpenAI function-calling schema from parameters with name, annotation, doc, required, default.
-
-    Shared by the GUI action specs and the app API tool specs, so both read the same to a model.
-    """
-    properties: dict[str, Any] = {}
-    for param in params:
-        schema = json_schema(param.annotation)
-        if param.doc:
-            schema["description"] = param.doc
-        if not param.required and param.default is not None:
-            schema["default"] = param.default
-        properties[param.name] = schema
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": [p.name for p in params if p.required],
-                "additionalProperties": False,
-            },
-        },
-    }

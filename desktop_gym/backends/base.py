@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import BackendError
+from ..errors import BackendError, GuestNeverAnsweredError, GuestUnavailableError
+from ..polling import poll_until
 
 __all__ = ["Backend", "BackendError", "DesktopHandle"]
 
@@ -61,13 +63,92 @@ class Backend(ABC):
         """``(width, height)`` of the desktops this backend starts, known before ``start``."""
         return (self.width, self.height)
 
-    @abstractmethod
+    _handle: DesktopHandle | None = None
+
     def start(self) -> DesktopHandle:
-        """Start (or reuse) the desktop and return once its guest answers."""
+        """Start the desktop (or return the running one) once its guest answers.
+
+        The lifecycle shared by every backend: a live handle is reused, a dead one closed first;
+        ``close`` runs at interpreter exit; a failed start closes whatever it began and re-raises.
+        Subclasses write :meth:`_start` only.
+
+        Raises:
+            BackendError: a component failed to start (its log tail is in the message).
+            GuestNeverAnsweredError: the guest agent did not answer within the startup timeout.
+        """
+        if self._handle is not None:
+            if self.is_alive():
+                return self._handle
+            self.close()
+        atexit.register(self.close)
+        try:
+            self._handle = self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self._handle
+
+    @abstractmethod
+    def _start(self) -> DesktopHandle:
+        """Bring up a fresh desktop and return its handle once its guest answers."""
 
     @abstractmethod
     def close(self) -> None:
-        """Kill everything this backend started."""
+        """Kill everything this backend started (subclasses call :meth:`_forget_handle` first)."""
+
+    def _forget_handle(self) -> None:
+        """The shared first step of ``close``: no handle, no exit hook."""
+        atexit.unregister(self.close)
+        self._handle = None
+
+    def is_alive(self) -> bool:
+        """Whether the running desktop still answers for its processes."""
+        return self._handle is not None and self._handle.is_alive()
+
+    def logs(self) -> str:
+        """The desktop's recent log output, for error messages and debugging ("" when none)."""
+        return ""
+
+    def wait_for_guest(
+        self, address: str, token: str | None, timeout: float, why_dead: Callable[[], str | None]
+    ) -> None:
+        """Poll the guest agent at ``address`` until it answers.
+
+        Args:
+            address: the guest's gRPC target.
+            token: its session token.
+            timeout: the longest wait.
+            why_dead: says why the desktop can no longer answer (an exited process, with its log),
+                or None while it may still come up.
+
+        Raises:
+            BackendError: ``why_dead`` reported a reason.
+            GuestNeverAnsweredError: no answer within ``timeout`` (the one "guest never answered" type).
+        """
+        from ..guest.client import GuestClient
+
+        client = GuestClient(address, token=token, timeout=1.0)
+
+        def answered() -> bool:
+            try:
+                client.wait_ready(timeout=0.5)
+                return True
+            except GuestUnavailableError:
+                reason = why_dead()
+                if reason is not None:
+                    raise BackendError(reason) from None
+                return False
+
+        def never_answered(message: str) -> GuestNeverAnsweredError:
+            tail = self.logs()[-800:]
+            return GuestNeverAnsweredError(
+                f"the {self.name} guest agent at {address}: {message}" + (f"; log: {tail!r}" if tail else "")
+            )
+
+        try:
+            poll_until(answered, timeout, f"the guest agent to answer at {address}", error=never_answered)
+        finally:
+            client.close()
 
     def reset_desktop(self) -> DesktopHandle:
         """Restore the desktop's initial state and return its (possibly new) handle.

@@ -13,7 +13,6 @@ container per :meth:`ContainerBackend.reset_desktop` (clean, ~2-3 s).
 
 from __future__ import annotations
 
-import atexit
 import functools
 import json
 import os
@@ -26,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from ..guest.client import GuestClient
-from ..guest.types import GuestError
 from .base import Backend, BackendError, DesktopHandle
 from .container_entry import ERROR_FILE, READY_FILE
 from .podman_service import EngineUnavailableError, find_engine, start_command
@@ -37,7 +35,6 @@ RESET_MODES = ("restart_apps", "recreate")
 # podman's defaults (1M files) make Xvfb and soffice slow to start; same values as containers.conf.
 ULIMITS = (("nofile", 1024, 4096), ("nproc", 1024, 4096))
 POLL_INTERVAL_S = 0.02
-WIPE_HOME = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf {} +'
 BUILD_HINT = "desktop-gym image build --offline --engine podman"
 
 
@@ -169,27 +166,17 @@ class ContainerBackend(Backend):
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    def start(self) -> DesktopHandle:
-        """Start a container (or return the running one) once its guest answers.
+    def _start(self) -> DesktopHandle:
+        """Start a container and return once its guest answers.
 
         Raises:
             BackendError: no engine answers, the image is missing, or the desktop failed to start
                 (the container's log tail is in the message).
             TimeoutError: the desktop did not answer within ``startup_timeout``.
         """
-        if self._handle is not None:
-            if self.is_alive():
-                return self._handle
-            self.close()
         image = self._image()
         self.remove_stale_containers()
-        atexit.register(self.close)
-        try:
-            self._handle = self._run(image)
-        except BaseException:
-            self.close()
-            raise
-        return self._handle
+        return self._run(image)
 
     def _run(self, image: str) -> DesktopHandle:
         from docker.types import Ulimit
@@ -216,13 +203,7 @@ class ContainerBackend(Backend):
             labels={LABEL_BACKEND: "container", LABEL_OWNER: owner_label()},
         )
         ready = self._wait_ready_file(time.monotonic() + self.startup_timeout)
-        client = GuestClient(ready["address"], token=ready["token"], timeout=5.0)
-        try:
-            client.wait_ready(timeout=self.startup_timeout)
-        except GuestError as exc:
-            raise BackendError(f"the guest in container {name} does not answer at {ready['address']}: {exc}") from None
-        finally:
-            client.close()
+        self.wait_for_guest(ready["address"], ready["token"], self.startup_timeout, self._exit_reason)
         return DesktopHandle(
             address=ready["address"],
             token=ready["token"],
@@ -238,6 +219,13 @@ class ContainerBackend(Backend):
             },
             alive_check=functools.partial(self._container_alive, self._container, ready["address"]),
         )
+
+    def _exit_reason(self) -> str | None:
+        assert self._container is not None
+        self._container.reload()
+        if self._container.status in ("created", "running"):
+            return None
+        return f"container {self._container.name} exited ({self._container.status}); log: {self.logs()[-800:]!r}"
 
     def _wait_ready_file(self, deadline: float) -> dict:
         assert self.workdir is not None and self._container is not None
@@ -295,8 +283,7 @@ class ContainerBackend(Backend):
             return self.start()
         client = GuestClient(self._handle.address, token=self._handle.token)
         try:
-            client.kill_apps()
-            client.exec(WIPE_HOME, shell=True, timeout=30)
+            client.clear_session()
         finally:
             client.close()
         return self._handle
@@ -316,8 +303,7 @@ class ContainerBackend(Backend):
 
     def close(self) -> None:
         """Kill and remove the container (no grace period) and remove its bind-mounted folder."""
-        atexit.unregister(self.close)
-        self._handle = None
+        self._forget_handle()
         if self._container is not None:
             import docker
 

@@ -8,7 +8,6 @@ so ``close`` can find and kill all of it, not only the processes it started itse
 
 from __future__ import annotations
 
-import atexit
 import os
 import secrets
 import select
@@ -21,8 +20,7 @@ import time
 import uuid
 from pathlib import Path
 
-from ..guest.client import GuestClient
-from ..guest.types import GuestError
+from ..polling import poll_until
 from .base import Backend, BackendError, DesktopHandle
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
@@ -123,33 +121,19 @@ class LocalBackend(Backend):
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def start(self) -> DesktopHandle:
-        """Start the session (or return the running one) once its guest answers.
+    def _start(self) -> DesktopHandle:
+        """Start Xvfb, dbus, openbox and the guest agent of a fresh session.
 
         Raises:
             BackendError: a component failed to start (its log tail is in the message).
             TimeoutError: a component did not become ready within ``startup_timeout``.
         """
-        if self._handle is not None:
-            if self.is_alive():
-                return self._handle
-            self.close()
         self.session_id = uuid.uuid4().hex
         if self._requested_workdir is not None:
             self.workdir = self._requested_workdir / f"session-{self.session_id[:8]}"
             self.workdir.mkdir(parents=True)
         else:
             self.workdir = Path(tempfile.mkdtemp(prefix="desktop-gym-"))
-        atexit.register(self.close)
-        try:
-            self._handle = self._start_components()
-        except BaseException:
-            self.close()
-            raise
-        return self._handle
-
-    def _start_components(self) -> DesktopHandle:
-        assert self.workdir is not None and self.session_id is not None
         home, logs, runtime = self.workdir / "home", self.workdir / "logs", self.workdir / "run"
         for folder in (home, logs, runtime):
             folder.mkdir(mode=0o700)
@@ -201,7 +185,7 @@ class LocalBackend(Backend):
             logs,
         )
         address = f"unix://{socket_path}"
-        self._wait_for_guest(address, token, deadline())
+        self.wait_for_guest(address, token, self.startup_timeout, self._guest_exit_reason)
         return DesktopHandle(
             address=address,
             token=token,
@@ -291,37 +275,31 @@ class LocalBackend(Backend):
         try:
             root = connection.screen().root
             check = connection.intern_atom("_NET_SUPPORTING_WM_CHECK")
-            while root.get_full_property(check, X.AnyPropertyType) is None:
+
+            def managing() -> bool:
+                if root.get_full_property(check, X.AnyPropertyType) is not None:
+                    return True
                 if self._procs["openbox"].poll() is not None:
                     raise BackendError(
                         f"openbox exited with code {self._procs['openbox'].returncode}; "
                         f"log: {self._log_tail('openbox')!r}"
                     )
-                if time.monotonic() > deadline:
-                    raise TimeoutError(
-                        f"timed out waiting for openbox to set _NET_SUPPORTING_WM_CHECK on {self.display}"
-                    )
-                time.sleep(POLL_INTERVAL)
+                return False
+
+            what = f"openbox to set _NET_SUPPORTING_WM_CHECK on {self.display}"
+            poll_until(managing, deadline - time.monotonic(), what, interval=POLL_INTERVAL)
         finally:
             connection.close()
 
-    def _wait_for_guest(self, address: str, token: str, deadline: float) -> None:
-        client = GuestClient(address, token=token, timeout=1.0)
-        try:
-            while True:
-                try:
-                    client.wait_ready(timeout=0.5)
-                    return
-                except GuestError:
-                    guest = self._procs["guest"]
-                    if guest.poll() is not None:
-                        raise BackendError(
-                            f"the guest agent exited with code {guest.returncode}; log: {self._log_tail('guest')!r}"
-                        ) from None
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(f"timed out waiting for the guest agent to answer at {address}") from None
-        finally:
-            client.close()
+    def _guest_exit_reason(self) -> str | None:
+        guest = self._procs["guest"]
+        if guest.poll() is None:
+            return None
+        return f"the guest agent exited with code {guest.returncode}; log: {self._log_tail('guest')!r}"
+
+    def logs(self) -> str:
+        """The tail of the guest agent's log."""
+        return self._log_tail("guest") if self.workdir is not None else ""
 
     # -- health --------------------------------------------------------------------------------
 
@@ -342,8 +320,7 @@ class LocalBackend(Backend):
         Raises:
             BackendError: processes carrying the session marker survived ``timeout`` seconds.
         """
-        atexit.unregister(self.close)
-        self._handle = None
+        self._forget_handle()
         deadline = time.monotonic() + timeout
         seen = set(processes_with_marker(self.session_id)) if self.session_id is not None else set()
         for name in ("guest", "openbox", "dbus"):

@@ -11,14 +11,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
+
+from ..errors import BackendError
+from ..polling import poll_until
 
 DOCKER_SOCKET = Path("/var/run/docker.sock")
 POLL_INTERVAL_S = 0.05
 
 
-class EngineUnavailableError(RuntimeError):
+class EngineUnavailableError(BackendError):
     """No container engine answers (the message says how to start one)."""
 
 
@@ -75,14 +77,17 @@ def start_podman_service(socket: Path | None = None, timeout: float = 15.0) -> s
             stderr=out,
             start_new_session=True,  # a daemon: not killed with our process group
         )
-    deadline = time.monotonic() + timeout
-    while not (socket.exists() and engine_answers(url)):
+
+    def answers() -> bool:
+        if socket.exists() and engine_answers(url):
+            return True
         if proc.poll() is not None:
             tail = log.read_text(errors="replace")[-800:]
             raise EngineUnavailableError(f"podman system service exited with code {proc.returncode}: {tail}")
-        if time.monotonic() > deadline:
-            raise EngineUnavailableError(f"podman system service did not answer on {socket} within {timeout:.0f} s")
-        time.sleep(POLL_INTERVAL_S)
+        return False
+
+    poll_until(answers, timeout, f"podman system service to answer on {socket}", interval=POLL_INTERVAL_S,
+               error=EngineUnavailableError)  # fmt: skip
     return url
 
 

@@ -27,7 +27,6 @@ import warnings
 from pathlib import Path
 
 from ..guest.client import GuestClient
-from ..guest.types import GuestError
 from .base import Backend, BackendError, DesktopHandle
 from .qemu_host import QEMU, free_port, kvm_usable
 from .qemu_qmp import QmpConnection, QmpError
@@ -111,37 +110,28 @@ class QemuBackend(Backend):
         )
         return stale
 
-    def start(self) -> DesktopHandle:
-        """Boot the VM (or return the running one) once its guest agent answers.
+    def _start(self) -> DesktopHandle:
+        """Boot the VM and return once its guest agent answers.
 
         Raises:
             BackendError: QEMU or the guest image is missing, QEMU exited, or the guest did not
                 answer within ``startup_timeout`` (the console tail is in the message).
         """
-        if self._handle is not None:
-            if self.is_alive():
-                return self._handle
-            self.close()
         if shutil.which(QEMU) is None:
             raise BackendError(f"{QEMU} is not installed: apt-get install qemu-system-x86 qemu-utils")
         image = self._guest_image()
-        atexit.register(self.close)
-        try:
-            for attempt in range(BOOT_ATTEMPTS):
-                try:
-                    self._handle = self._boot(image)
-                    break
-                except BackendError as exc:
-                    # The forwarded port is picked free, then bound by QEMU: another process may take it between.
-                    if "host forwarding" not in str(exc) or attempt == BOOT_ATTEMPTS - 1:
-                        raise
-                    self.close()
-                    atexit.register(self.close)
-            if self.snapshot_on_start:
-                self.snapshot(DEFAULT_SNAPSHOT)
-        except BaseException:
-            self.close()
-            raise
+        for attempt in range(BOOT_ATTEMPTS):
+            try:
+                self._handle = self._boot(image)
+                break
+            except BackendError as exc:
+                # The forwarded port is picked free, then bound by QEMU: another process may take it between.
+                if "host forwarding" not in str(exc) or attempt == BOOT_ATTEMPTS - 1:
+                    raise
+                self.close()
+                atexit.register(self.close)
+        if self.snapshot_on_start:
+            self.snapshot(DEFAULT_SNAPSHOT)
         return self._handle
 
     def _accel(self) -> str:
@@ -193,7 +183,7 @@ class QemuBackend(Backend):
         except QmpError as exc:
             raise BackendError(f"{exc}; qemu log: {self._tail('qemu.log')!r}") from None
         address = f"ipv4:127.0.0.1:{port}"
-        self._wait_for_guest(address, token, deadline)
+        self.wait_for_guest(address, token, max(0.1, deadline - time.monotonic()), self._exit_reason)
         self.timings["boot_s"] = time.monotonic() - started
         return DesktopHandle(
             address=address,
@@ -218,26 +208,17 @@ class QemuBackend(Backend):
         except OSError:
             return ""
 
-    def _wait_for_guest(self, address: str, token: str, deadline: float) -> None:
-        client = GuestClient(address, token=token, timeout=2.0)
-        try:
-            while True:
-                try:
-                    client.wait_ready(timeout=1.0)
-                    return
-                except GuestError:
-                    if not self.is_alive():
-                        raise BackendError(
-                            f"qemu exited with code {self._proc.returncode if self._proc else None}; "
-                            f"log: {self._tail('qemu.log')!r}; console: {self._tail('console.log')!r}"
-                        ) from None
-                    if time.monotonic() > deadline:
-                        raise BackendError(
-                            f"the guest agent in the VM did not answer at {address} within "
-                            f"{self.startup_timeout:.0f} s; console: {self._tail('console.log')!r}"
-                        ) from None
-        finally:
-            client.close()
+    def _exit_reason(self) -> str | None:
+        if self.is_alive():
+            return None
+        return (
+            f"qemu exited with code {self._proc.returncode if self._proc else None}; "
+            f"log: {self._tail('qemu.log')!r}; console: {self._tail('console.log')!r}"
+        )
+
+    def logs(self) -> str:
+        """The tail of the VM's serial console."""
+        return self._tail("console.log") if self.workdir is not None else ""
 
     # -- snapshots -------------------------------------------------------------------------------
 
@@ -281,7 +262,7 @@ class QemuBackend(Backend):
         if output.strip():
             raise BackendError(f"loadvm {name} failed: {output.strip()}")
         assert self._handle is not None and self._handle.token is not None
-        self._wait_for_guest(self._handle.address, self._handle.token, time.monotonic() + self.startup_timeout)
+        self.wait_for_guest(self._handle.address, self._handle.token, self.startup_timeout, self._exit_reason)
         self._sync_clock()
         self.timings["restore_s"] = time.monotonic() - started
         return self._handle
@@ -323,8 +304,7 @@ class QemuBackend(Backend):
         Raises:
             BackendError: the QEMU process survived SIGKILL for ``timeout`` seconds.
         """
-        atexit.unregister(self.close)
-        self._handle = None
+        self._forget_handle()
         self.snapshots = []
         survivor = None
         if self._proc is not None:

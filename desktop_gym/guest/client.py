@@ -8,6 +8,7 @@ import grpc
 import numpy as np
 
 from .. import errors
+from ..polling import poll_until
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
 from .shared_frame import SharedFrame, shared_memory_available
@@ -16,6 +17,8 @@ from .types import AppInfo, ExecResult, GuestError, GuestUnavailableError, Windo
 TOKEN_METADATA_KEY = "x-desktop-gym-token"
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 UNAVAILABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+#: Empties the session home, dotfiles included, without following links out of it.
+WIPE_HOME_COMMAND = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +'
 DEADLINE_MARGIN = 5.0  # extra client-side time for calls that carry their own guest-side timeout
 API_DEADLINE = 130.0  # the guest bounds every API call itself (OSTools.run_shell may take 120 s)
 
@@ -80,16 +83,13 @@ class GuestClient:
             GuestUnavailableError: no answer within ``timeout``.
         """
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self._call("Ping", pb.PingRequest(), timeout=max(0.05, min(1.0, deadline - time.monotonic())))
-                return
-            except GuestUnavailableError as exc:
-                if time.monotonic() >= deadline:
-                    raise GuestUnavailableError(
-                        f"guest at {self.address} was not ready within {timeout:.1f}s: {exc}"
-                    ) from None
-                time.sleep(0.02)
+
+        def pinged() -> bool:
+            self._call("Ping", pb.PingRequest(), timeout=max(0.05, min(1.0, deadline - time.monotonic())))
+            return True
+
+        poll_until(pinged, timeout, f"the guest at {self.address} to answer", retry_on=(GuestUnavailableError,),
+                   error=GuestUnavailableError)  # fmt: skip
 
     def ping(self) -> dict:
         """Return ``{"display", "width", "height", "pid", "home"}``."""
@@ -249,6 +249,17 @@ class GuestClient:
         return ExecResult(
             returncode=reply.returncode, stdout=reply.stdout, stderr=reply.stderr, timed_out=reply.timed_out
         )
+
+    def clear_session(self, timeout: float = 30.0) -> None:
+        """Kill every launched app and empty the session home: the one "wipe the home" command.
+
+        Raises:
+            GuestError: the wipe failed (its stderr is in the message).
+        """
+        self.kill_apps()
+        result = self.exec(WIPE_HOME_COMMAND, shell=True, timeout=timeout)
+        if result.returncode != 0 or result.timed_out:
+            raise GuestError(f"wiping the session home failed (code {result.returncode}): {result.stderr[-400:]}")
 
     def put_file(self, path: str, data: bytes, mode: int = 0o644) -> str:
         """Write a file in the guest (parents created); return its absolute path."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 from Xlib import X, Xatom
@@ -11,6 +10,7 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.protocol import event as xevent
 
+from ..polling import poll_until
 from .types import WindowInfo
 
 SOURCE_PAGER = 2  # EWMH source indication: a pager/tool, so the WM does not refuse the request
@@ -114,14 +114,12 @@ class WindowManager:
             TimeoutError: the WM did not make it active within ``timeout``.
         """
         self._send(window_id, "_NET_ACTIVE_WINDOW", [SOURCE_PAGER, X.CurrentTime, 0])
-        deadline = time.monotonic() + timeout
-        while True:
+
+        def active() -> bool:
             with self._lock:
-                if self._active_id() == window_id:
-                    return
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"window {window_id:#x} did not become active within {timeout:.1f}s")
-            time.sleep(POLL_INTERVAL)
+                return self._active_id() == window_id
+
+        poll_until(active, timeout, f"window {window_id:#x} to become active", interval=POLL_INTERVAL)
 
     def close_window(self, window_id: int) -> None:
         """Ask the WM to close a window politely (``_NET_CLOSE_WINDOW``); the app may refuse."""
@@ -135,11 +133,9 @@ class WindowManager:
         Raises:
             TimeoutError: naming ``description`` when none appears within ``timeout``.
         """
-        deadline = time.monotonic() + timeout
-        while True:
-            for window in self.list_windows():
-                if predicate(window):
-                    return window
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"timed out after {timeout:.1f}s waiting for {description}")
-            time.sleep(POLL_INTERVAL)
+        return poll_until(
+            lambda: next((window for window in self.list_windows() if predicate(window)), None),
+            timeout,
+            description,
+            interval=POLL_INTERVAL,
+        )

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...polling import poll_until
 from ...settle import wait_until_stable
 from ..files import resolve_path
 from ..processes import group_alive, kill_group, spawn
@@ -237,12 +238,15 @@ class AppLauncher:
         return LaunchedApp(app="terminal", proc=proc, launch_dir=launch_dir, extra={"ready_marker": marker})
 
     def _wait_for_marker(self, launched: LaunchedApp, marker: Path, deadline: float) -> None:
-        while not marker.exists():
+        def ready() -> bool:
+            if marker.exists():
+                return True
             if not launched.alive:
                 raise AppLaunchError(f"{launched.app} exited before its shell was ready: {self._log_tail(launched)!r}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"timed out waiting for the {launched.app} shell to be ready ({marker} not created)")
-            time.sleep(POLL_INTERVAL)
+            return False
+
+        what = f"the {launched.app} shell to be ready ({marker} created)"
+        poll_until(ready, deadline - time.monotonic(), what, interval=POLL_INTERVAL)
 
     def _start_libreoffice(self, app: str, source: Path | None, launch_dir: Path) -> LaunchedApp:
         try:
@@ -281,7 +285,8 @@ class AppLauncher:
     def _wait_for_window(self, launched: LaunchedApp, existing: set[int], deadline: float) -> WindowInfo:
         wanted = WINDOW_CLASSES[launched.app]
         pgid = launched.proc.pid
-        while True:
+
+        def its_window() -> WindowInfo | None:
             for window in self._windows.list_windows():
                 if wanted not in window.app:
                     continue
@@ -292,9 +297,10 @@ class AppLauncher:
                     f"{launched.app} exited with code {launched.proc.returncode} before showing a window; "
                     f"log: {self._log_tail(launched)!r}"
                 )
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"timed out waiting for the {launched.app} window (WM_CLASS containing {wanted!r})")
-            time.sleep(POLL_INTERVAL)
+            return None
+
+        what = f"the {launched.app} window (WM_CLASS containing {wanted!r})"
+        return poll_until(its_window, deadline - time.monotonic(), what, interval=POLL_INTERVAL)
 
     def _wait_for_uno(self, launched: LaunchedApp, deadline: float) -> None:
         try:

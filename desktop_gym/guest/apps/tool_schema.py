@@ -6,7 +6,7 @@ API: full type hints and a Google docstring each. From those methods come the pr
 ``CalcTools__set_cell_value``: tool names allow no dots, and ``ActionSet`` reads the double
 underscore back as ``CalcTools.set_cell_value``) and the argument check run before a call reaches
 the app. Annotations and docstrings are read with the action specs' helpers
-(:mod:`desktop_gym.actions.arg_types`), so GUI actions and app APIs check values alike.
+(:mod:`desktop_gym.signatures`), so GUI actions and app APIs check values alike.
 
 Public methods that are not tools (``summary`` for the observation) are marked with :func:`not_a_tool`.
 """
@@ -20,8 +20,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-from desktop_gym.actions.arg_types import ArgumentError, check_value, type_text
-from desktop_gym.actions.spec import _parse_docstring, function_tool_schema  # one docstring reader, one schema
+from desktop_gym.signatures import (  # one docstring reader, one schema, for actions and app APIs
+    ArgumentError,
+    check_value,
+    function_tool_schema,
+    parse_docstring,
+    type_text,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -140,7 +145,7 @@ class ToolMethod:
 
 def _build(tool_class: type, name: str, function: Callable[..., Any]) -> ToolMethod:
     doc = inspect.getdoc(function) or ""
-    summary, arg_docs = _parse_docstring(doc)
+    summary, arg_docs = parse_docstring(doc)
     if not summary:
         raise TypeError(f"tool method {tool_class.__name__}.{name} needs a docstring")
     hints = get_type_hints(function)
