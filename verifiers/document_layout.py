@@ -29,6 +29,8 @@ def verify_docx_tables(
     expected_rows: Sequence[Sequence[object]] | None = None,
     ignore_case: bool = False,
     tolerance: float = 1e-6,
+    strip: bool = False,
+    numeric_text: bool = False,
 ) -> VerifierResult:
     """Check the number of tables and, optionally, the cell text of one of them.
 
@@ -39,6 +41,9 @@ def verify_docx_tables(
         expected_rows: the table's cell texts row by row (numbers compare within ``tolerance``).
         ignore_case: compare text case-insensitively.
         tolerance: absolute tolerance for numbers.
+        strip: ignore whitespace around cell text.
+        numeric_text: let any cell text that reads as a number equal it (``'1,000'``, ``'3.0'``);
+            off, an expected number must be written plainly (``3``, ``-12.5``).
     """
     document = open_docx(data)
 
@@ -54,9 +59,14 @@ def verify_docx_tables(
         return VerifierResult.passed(f"the document has {len(tables)} tables", found=len(tables))
     if table_index >= len(tables):
         return VerifierResult.failed(f"table {table_index} does not exist; found {len(tables)} tables")
-    result = compare_rows(
-        tables[table_index], expected_rows, TableOptions(ignore_case=ignore_case, tolerance=tolerance)
+    options = TableOptions(
+        ignore_case=ignore_case,
+        tolerance=tolerance,
+        strip=strip,
+        numeric_text=numeric_text,
+        cells_are_text=True,
     )
+    result = compare_rows(tables[table_index], expected_rows, options)
     return VerifierResult(result.success, result.score, f"table {table_index}: {result.reason}", result.details)
 
 

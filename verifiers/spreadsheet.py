@@ -5,13 +5,14 @@ xlsx is read with openpyxl; cell values also read from ods (odfpy).
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from ._load import is_ods, open_xlsx, require
 from .registry import register_verifier
 from .result import VerifierResult
-from .tables import pick_sheet, sheet_rows
+from .tables import TableOptions, cells_equal, pick_sheet, sheet_rows
 
 CellValue = float | int | str | None
 Match = Literal["equals", "contains"]
@@ -32,15 +33,39 @@ def expand_cells(cells: str | Iterable[str]) -> list[str]:
     return refs
 
 
-def _matches(found: object, expected: CellValue, tolerance: float) -> bool:
-    if isinstance(expected, int | float) and not isinstance(expected, bool):
+def _as_datetime(text: str) -> datetime.datetime | datetime.date | datetime.time | None:
+    """An ISO date (``2024-01-05``), date-time (``2024-01-05 10:30``) or time (``10:30``), else None."""
+    for parse in (datetime.date.fromisoformat, datetime.datetime.fromisoformat, datetime.time.fromisoformat):
         try:
-            return abs(float(found) - float(expected)) <= tolerance  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            return False
-    if expected is None:
-        return found is None or found == ""
-    return str(found).strip() == str(expected).strip()
+            return parse(text.strip())
+        except ValueError:
+            continue
+    return None
+
+
+def _dates_equal(found: datetime.date | datetime.time, expected: object) -> bool:
+    wanted = _as_datetime(expected) if isinstance(expected, str) else expected
+    if isinstance(found, datetime.datetime):
+        if type(wanted) is datetime.date:  # a date alone means midnight, as a date cell holds
+            return found == datetime.datetime.combine(wanted, datetime.time())
+        return isinstance(wanted, datetime.datetime) and found == wanted
+    if isinstance(found, datetime.date):
+        return type(wanted) is datetime.date and found == wanted
+    return isinstance(wanted, datetime.time) and found == wanted
+
+
+def _jsonable(value: object) -> object:
+    return (
+        value.isoformat(sep=" ")
+        if isinstance(value, datetime.datetime)
+        else (value.isoformat() if isinstance(value, datetime.date | datetime.time) else value)
+    )
+
+
+def _matches(found: object, expected: CellValue, options: TableOptions) -> bool:
+    if isinstance(found, datetime.date | datetime.time) and expected is not None:
+        return _dates_equal(found, expected)
+    return cells_equal(found, expected, options)
 
 
 def _mismatch_result(what: str, mismatches: dict[str, dict[str, object]], total: int) -> VerifierResult:
@@ -71,16 +96,25 @@ def verify_xlsx_cells(
     expected: Mapping[str, CellValue],
     sheet: str | None = None,
     tolerance: float = 1e-6,
+    numeric_text: bool = False,
+    strip: bool = False,
+    ignore_case: bool = False,
 ) -> VerifierResult:
     """Check that cells of a saved xlsx (or ods) hold the expected values.
 
     Formula cells are compared by the value the app cached for them, i.e. what the user sees.
+    A date or time cell matches an ISO string (``"2024-01-05"``, ``"2024-01-05 10:30"``,
+    ``"10:30"``) or a ``datetime`` object; None or ``""`` expects a blank cell.
 
     Args:
         data: the file's bytes, or None when the file does not exist.
         expected: cell reference ("B2") -> expected value; numbers compare within ``tolerance``.
         sheet: the sheet to read; the active sheet when None.
         tolerance: absolute tolerance for numbers.
+        numeric_text: let a text cell that reads as the expected number (``'3'``, ``'1,000'``)
+            match it; off, a number stored as text does not.
+        strip: ignore whitespace around text.
+        ignore_case: compare text case-insensitively.
 
     Returns:
         success when every cell matches; the score is the fraction of matching cells.
@@ -92,10 +126,11 @@ def verify_xlsx_cells(
     else:
         worksheet = pick_sheet(open_xlsx(data), sheet)
         found = {ref: worksheet[ref].value for ref in refs}
+    options = TableOptions(ignore_case=ignore_case, tolerance=tolerance, strip=strip, numeric_text=numeric_text)
     mismatches = {
-        ref: {"expected": want, "found": found[ref]}
+        ref: {"expected": _jsonable(want), "found": _jsonable(found[ref])}
         for ref, want in wanted.items()
-        if not _matches(found[ref], want, tolerance)
+        if not _matches(found[ref], want, options)
     }
     if mismatches:
         return _mismatch_result("cells", mismatches, len(expected))

@@ -3,7 +3,9 @@ conditional-format rules down to their value and colour."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import Any
 
 from ._load import open_xlsx
 from .registry import register_verifier
@@ -90,6 +92,43 @@ def _dxf_colors(rule: object) -> set[str]:
     return {color for color in found if color not in (None, "000000")}
 
 
+_EXPRESSION_OPERATORS = {
+    ">": "greaterThan",
+    "<": "lessThan",
+    ">=": "greaterThanOrEqual",
+    "<=": "lessThanOrEqual",
+    "=": "equal",
+    "<>": "notEqual",
+}
+_EXPRESSION = re.compile(r"\$?([A-Z]{1,3})\$?([0-9]+)\s*(>=|<=|<>|>|<|=)\s*(-?[0-9]+(?:\.[0-9]+)?)")
+
+
+def _rule_comparison(rule: Any, ranges: list[str]) -> tuple[str | None, float | None]:
+    """A rule's "cell <operator> <number>" meaning: a ``cellIs`` rule, or the equivalent formula rule.
+
+    A formula rule ``=B2>50`` on ``B2:B9`` means the same as ``cellIs greaterThan 50`` when its cell
+    reference is the top-left cell of the rule's range (formulas are relative to that cell).
+    """
+    formulas = [str(formula) for formula in (rule.formula or [])]
+    if len(formulas) != 1:
+        return None, None
+    if rule.type == "cellIs":
+        try:
+            return str(rule.operator), float(formulas[0])
+        except ValueError:
+            return str(rule.operator), None
+    match = _EXPRESSION.fullmatch(formulas[0].lstrip("=").replace(" ", "").upper())
+    if rule.type != "expression" or match is None or not ranges:
+        return None, None
+    column, row, symbol, number = match.groups()
+    min_col, min_row, _, _ = _boundaries(ranges[0])
+    from openpyxl.utils.cell import column_index_from_string
+
+    if (column_index_from_string(column), int(row)) != (min_col, min_row):
+        return None, None
+    return _EXPRESSION_OPERATORS[symbol], float(number)
+
+
 @register_verifier("xlsx_conditional_rule", reads="file")
 def verify_xlsx_conditional_rule(
     data: bytes | None,
@@ -101,6 +140,8 @@ def verify_xlsx_conditional_rule(
     tolerance: float = 1e-9,
 ) -> VerifierResult:
     """Check for a "cell value <operator> <value>" conditional format on a range, optionally with a fill.
+
+    An equivalent formula rule (``=C2>50`` on ``C2:C20``) counts as the cell-value rule.
 
     Args:
         data: the file's bytes, or None when the file does not exist.
@@ -129,13 +170,10 @@ def verify_xlsx_conditional_rule(
             }
             facts["colors"] = sorted(_dxf_colors(rule))
             found.append(facts)
-            try:
-                number = float(str(facts["formula"][0])) if len(facts["formula"]) == 1 else None  # type: ignore[arg-type]
-            except ValueError:
-                number = None
+            rule_operator, number = _rule_comparison(rule, ranges)
             if (
-                rule.type == "cellIs"
-                and str(rule.operator).casefold() == operator.casefold()
+                rule_operator is not None
+                and rule_operator.casefold() == operator.casefold()
                 and number is not None
                 and abs(number - value) <= tolerance
                 and any(range_covers(r, cell_range) for r in ranges)

@@ -6,7 +6,7 @@ Both are read from the package parts (sheet -> drawing -> chart, sheet -> pivot 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ._load import guarded_read
 from ._ooxml import CHART_NS, SHEET_NS, Package, local_name, open_package, texts
@@ -34,8 +34,31 @@ def _chart_facts(package: Package, part: str) -> dict[str, Any]:
     if chart is not None:
         title_element = chart.find(f"{{{CHART_NS}}}title")
     title = texts(title_element) if title_element is not None else ""
+    values: list[str] = []
+    categories: list[str] = []
+    for series_element in root.iter(f"{{{CHART_NS}}}ser"):
+        for tag, into in (("val", values), ("yVal", values), ("cat", categories), ("xVal", categories)):
+            for reference in series_element.findall(f"{{{CHART_NS}}}{tag}//{{{CHART_NS}}}f"):
+                into.append((reference.text or "").strip())
     series = sum(1 for _ in root.iter(f"{{{CHART_NS}}}ser"))
-    return {"part": part, "types": types, "title": title, "series": series}
+    return {"part": part, "types": types, "title": title, "series": series, "values": values, "categories": categories}
+
+
+def _split_reference(reference: str) -> tuple[str | None, str]:
+    """``'My Sheet'!$B$2:$B$9`` -> (``My Sheet``, ``B2:B9``); no sheet -> (None, range)."""
+    sheet, _, cells = reference.rpartition("!")
+    sheet = sheet.strip("'").replace("''", "'") if sheet else None
+    return sheet, cells.replace("$", "").upper()
+
+
+def _references_match(found: Sequence[str], wanted: str, default_sheet: str) -> bool:
+    """Whether one chart reference in ``found`` names the same cells as ``wanted`` (sheet optional)."""
+    want_sheet, want_cells = _split_reference(wanted)
+    for reference in found:
+        sheet, cells = _split_reference(reference)
+        if cells == want_cells and (want_sheet is None or (sheet or default_sheet) == want_sheet):
+            return True
+    return False
 
 
 def xlsx_charts(package: Package) -> list[dict[str, Any]]:
@@ -62,8 +85,14 @@ def verify_xlsx_charts(
     min_count: int = 1,
     chart_type: str | None = None,
     title: str | None = None,
+    title_match: Literal["exact", "contains"] = "exact",
+    ignore_case: bool = False,
+    values: Sequence[str] | None = None,
+    categories: str | None = None,
 ) -> VerifierResult:
-    """Check that a workbook has charts, optionally of a type and with a title.
+    """Check that a workbook has charts, optionally of a type, with a title, over given data.
+
+    One chart must satisfy every condition given.
 
     Args:
         data: the file's bytes, or None when the file does not exist.
@@ -72,15 +101,19 @@ def verify_xlsx_charts(
         min_count: the least number of charts (when ``count`` is None).
         chart_type: one chart must be of this type: ``"bar"`` (any direction), ``"column"``,
             ``"line"``, ``"pie"``, ``"area"``, ``"scatter"``, ``"doughnut"``, ``"radar"``, ...
-        title: one chart (of ``chart_type`` when given) must have a title containing this text,
-            case-insensitive.
+        title: the chart's title (whitespace runs count as one space).
+        title_match: the title is ``"exact"``-ly ``title`` or ``"contains"`` it.
+        ignore_case: compare the title case-insensitively.
+        values: the ranges the chart's series plot, one per series in any order
+            (``"Monthly!B2:B13"``; ``$`` ignored; without a sheet name any sheet's range counts).
+        categories: the range the chart's categories (x values) come from.
     """
     package = open_package(data, "xlsx")
     charts = guarded_read("xlsx", xlsx_charts, package)
     if sheet is not None:
         charts = [chart for chart in charts if chart["sheet"] == sheet]
     where = f"on sheet {sheet!r}" if sheet is not None else "in the workbook"
-    summary = [{k: c[k] for k in ("sheet", "types", "title")} for c in charts]
+    summary = [{k: c[k] for k in ("sheet", "types", "title", "values", "categories")} for c in charts]
     if count is not None and len(charts) != count:
         return VerifierResult.failed(f"expected {count} charts {where}, found {len(charts)}", found=summary)
     if count is None and len(charts) < min_count:
@@ -96,10 +129,35 @@ def verify_xlsx_charts(
                 f"no {chart_type} chart {where}; chart types found: {found_types}", found=summary
             )
     if title is not None:
-        titled = [chart for chart in candidates if title.casefold() in chart["title"].casefold()]
-        if not titled:
+
+        def fold(text: str) -> str:
+            text = " ".join(text.split())
+            return text.casefold() if ignore_case else text
+
+        candidates = [
+            chart
+            for chart in candidates
+            if (fold(title) == fold(chart["title"]) if title_match == "exact" else fold(title) in fold(chart["title"]))
+        ]
+        if not candidates:
+            titles = [c["title"] for c in charts]
+            wording = "titled" if title_match == "exact" else "with a title containing"
+            return VerifierResult.failed(f"no chart {where} is {wording} {title!r}; titles: {titles}", found=summary)
+    if values is not None or categories is not None:
+
+        def plots(chart: dict[str, Any]) -> bool:
+            if values is not None and (
+                len(chart["values"]) != len(values)
+                or not all(_references_match(chart["values"], wanted, chart["sheet"]) for wanted in values)
+            ):
+                return False
+            return categories is None or _references_match(chart["categories"], categories, chart["sheet"])
+
+        if not any(plots(chart) for chart in candidates):
+            found_data = [{"values": c["values"], "categories": c["categories"]} for c in candidates]
             return VerifierResult.failed(
-                f"no chart {where} has a title containing {title!r}; titles: {[c['title'] for c in candidates]}",
+                f"no chart {where} plots values {list(values or [])} with categories {categories}; "
+                f"charts plot {found_data}",
                 found=summary,
             )
     return VerifierResult.passed(f"{len(charts)} charts {where} as expected", found=summary)

@@ -50,11 +50,16 @@ def verify_xlsx_sheet_names(
     return VerifierResult.passed(f"all {len(expected)} sheets exist", found=found)
 
 
-def _sort_value(value: object, numeric: bool, ignore_case: bool) -> Any:
-    if numeric:
-        return float(value)  # type: ignore[arg-type]
-    text = str(value).strip()
-    return text.casefold() if ignore_case else text
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _sort_key(value: object, mode: Literal["numbers", "text", "mixed"], ignore_case: bool) -> tuple[int, Any]:
+    """The key LibreOffice sorts ``value`` by: numbers before text in ascending order, ``mode`` permitting."""
+    if mode != "text" and _is_number(value):
+        return (0, float(value))  # type: ignore[arg-type]
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value)  # type: ignore[union-attr]
+    return (1, text.casefold() if ignore_case else text)
 
 
 @register_verifier("xlsx_sorted", reads="file")
@@ -70,6 +75,9 @@ def verify_xlsx_sorted(
 ) -> VerifierResult:
     """Check that a column's values are sorted (pair with ``sheet_table`` to check rows stayed intact).
 
+    The order is LibreOffice's: in ascending order numbers come before text, descending is the exact
+    reverse, and blank cells belong after every value in both orders.
+
     Args:
         data: the file's bytes, or None when the file does not exist.
         column: the key column letter (``"C"``).
@@ -77,7 +85,8 @@ def verify_xlsx_sorted(
         start_row: first data row (2 skips a header row).
         end_row: last row; the last non-blank cell of the column when None.
         descending: require descending order.
-        numeric: compare as numbers (True), as text (False), or numbers when every value is one (None).
+        numeric: True: every value must be a number; False: compare every value as text (numbers
+            by their digits); None: numbers by value, text alphabetically, numbers first.
         ignore_case: text comparison ignores case (as LibreOffice's sort does by default).
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
@@ -90,15 +99,23 @@ def verify_xlsx_sorted(
         return VerifierResult.failed(
             f"column {column} has {len(cells)} values from row {start_row}; nothing to be sorted", values=len(cells)
         )
-    is_number = [isinstance(v, int | float) and not isinstance(v, bool) for _, v in cells]
-    as_numbers = all(is_number) if numeric is None else numeric
-    if as_numbers and not all(is_number):
-        row, value = next((row, v) for (row, v), num in zip(cells, is_number, strict=True) if not num)
-        return VerifierResult.failed(f"{column}{row} is {value!r}, not a number", cell=f"{column}{row}")
-    keys = [(row, _sort_value(v, as_numbers, ignore_case)) for row, v in cells]
+    if numeric:
+        row, value = next(((row, v) for row, v in cells if not _is_number(v)), (None, None))
+        if row is not None:
+            return VerifierResult.failed(f"{column}{row} is {value!r}, not a number", cell=f"{column}{row}")
     order = "descending" if descending else "ascending"
-    for (row_a, a), (row_b, b) in zip(keys, keys[1:], strict=False):
-        if (a < b) if descending else (a > b):
+    blank = next((row for row, v in cells if v in (None, "")), None)
+    if blank is not None:
+        return VerifierResult.failed(
+            f"column {column} is not sorted {order}: {column}{blank} is blank but values follow it "
+            "(a sort puts blank cells last)",
+            first_unsorted_row=blank,
+            order=order,
+        )
+    mode: Literal["numbers", "text", "mixed"] = "numbers" if numeric else ("text" if numeric is False else "mixed")
+    keys = [(row, value, _sort_key(value, mode, ignore_case)) for row, value in cells]
+    for (row_a, a, key_a), (row_b, b, key_b) in zip(keys, keys[1:], strict=False):
+        if (key_a < key_b) if descending else (key_a > key_b):
             return VerifierResult.failed(
                 f"column {column} is not sorted {order}: {column}{row_a} = {a!r} comes before {column}{row_b} = {b!r}",
                 first_unsorted_row=row_b,
@@ -163,9 +180,15 @@ def verify_xlsx_freeze_panes(data: bytes | None, cell: str | None = None, sheet:
         sheet: the sheet to read; the active sheet when None.
     """
     worksheet = pick_sheet(open_xlsx(data), sheet)
-    found = worksheet.freeze_panes
+    pane = worksheet.sheet_view.pane
+    found = pane.topLeftCell if pane is not None else None
     if not found:
         return VerifierResult.failed(f"sheet {worksheet.title!r} has no frozen panes", expected=cell, found=None)
+    if pane.state not in ("frozen", "frozenSplit"):
+        # Split panes scroll independently and are not frozen; Window > Freeze writes state "frozen".
+        return VerifierResult.failed(
+            f"sheet {worksheet.title!r} has split panes at {found}, not frozen ones", expected=cell, state=pane.state
+        )
     if cell is not None and found.upper() != cell.replace("$", "").upper():
         return VerifierResult.failed(f"panes are frozen at {found}, expected {cell}", expected=cell, found=found)
     return VerifierResult.passed(f"panes are frozen at {found}", found=found)

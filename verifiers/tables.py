@@ -1,13 +1,15 @@
 """Comparing tables of values: a spreadsheet range or a CSV file against expected rows.
 
-Like OSWorld's ``compare_table``, with the options tasks need: ignore case, numeric tolerance,
-ignore blank trailing rows and columns, ignore row order.
+Like OSWorld's ``compare_table``, strict by default, with the leniencies tasks may need as explicit
+options (``TableOptions``): ignore case, numeric tolerance, strip whitespace, numbers written as
+text, ignore blank trailing rows, ignore row order below a header.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,34 +24,57 @@ Row = Sequence[object]
 
 @dataclass(frozen=True)
 class TableOptions:
-    """How cells compare.
+    """How cells compare. Every leniency is off by default, since a task can be about that very thing.
 
     Attributes:
         ignore_case: compare text case-insensitively.
-        tolerance: absolute tolerance when both cells read as numbers.
-        strip: ignore surrounding whitespace in text.
+        tolerance: absolute tolerance when both cells are numbers.
+        strip: ignore whitespace around text (off: a task may be about cleaning it up).
+        numeric_text: let text that reads as a number (``'3'``, ``'1,000'``, ``'3.0'``) equal that
+            number; off: in a spreadsheet a number stored as text is not the number, and in a
+            text-only source (CSV, a document table) a number must be written plainly
+            (``-12.5``: no thousands separators, and no ``.0`` for a whole number).
         ignore_trailing_blank_rows: drop blank rows at the end of both tables.
-        ignore_row_order: compare rows as a multiset.
+        ignore_row_order: compare rows as a multiset (below the ``header_rows``).
+        header_rows: with ``ignore_row_order``, how many top rows must stay in place (1: a sort that
+            swept the header into the data fails); set 0 for a table without a header.
+        cells_are_text: set by verifiers whose source has only text (CSV, document tables).
     """
 
     ignore_case: bool = False
     tolerance: float = 1e-6
-    strip: bool = True
+    strip: bool = False
+    numeric_text: bool = False
     ignore_trailing_blank_rows: bool = True
     ignore_row_order: bool = False
+    header_rows: int = 1
+    cells_are_text: bool = False
 
 
-def _as_number(value: object) -> float | None:
-    if isinstance(value, bool):
+_PLAIN_NUMERAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+
+
+def _number(value: object) -> float | None:
+    """A real number cell's value; None for text, booleans, blanks and everything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
+    return float(value)
+
+
+def _text_number(text: str, expected: float, options: TableOptions) -> float | None:
+    """The number a text cell stands for under ``options`` when compared with ``expected``, or None."""
+    if options.strip:
+        text = text.strip()
+    if options.numeric_text:
         try:
-            return float(value.strip().replace(",", "")) if value.strip() else None
+            return float(text.replace(",", "")) if text.strip() else None
         except ValueError:
             return None
-    return None
+    if not options.cells_are_text or not _PLAIN_NUMERAL.fullmatch(text):
+        return None
+    if float(expected).is_integer() and "." in text:
+        return None
+    return float(text)
 
 
 def _as_text(value: object, options: TableOptions) -> str:
@@ -64,10 +89,18 @@ def _as_text(value: object, options: TableOptions) -> str:
 
 
 def cells_equal(found: object, expected: object, options: TableOptions) -> bool:
-    """Whether two cell values are equal under ``options`` (numbers within the tolerance)."""
-    expected_number, found_number = _as_number(expected), _as_number(found)
-    if expected_number is not None and found_number is not None:
-        return abs(found_number - expected_number) <= options.tolerance
+    """Whether a found cell equals an expected one under ``options``.
+
+    An expected number matches a found number within the tolerance; a found text only as
+    ``options.numeric_text`` and ``options.cells_are_text`` allow. Everything else compares as text
+    (None and "" are both a blank cell).
+    """
+    expected_number = _number(expected)
+    if expected_number is not None:
+        found_number = _number(found)
+        if found_number is None and isinstance(found, str):
+            found_number = _text_number(found, expected_number, options)
+        return found_number is not None and abs(found_number - expected_number) <= options.tolerance
     return _as_text(found, options) == _as_text(expected, options)
 
 
@@ -94,7 +127,7 @@ def compare_rows(found: Sequence[Row], expected: Sequence[Row], options: TableOp
     Args:
         found: the rows read from the artifact.
         expected: the expected rows; trailing blank cells of a row never matter.
-        options: comparison options (defaults: case-sensitive, 1e-6 tolerance).
+        options: comparison options (defaults: strict; see ``TableOptions``).
 
     Returns:
         success when the tables are equal; the score is the fraction of expected cells matched;
@@ -103,8 +136,9 @@ def compare_rows(found: Sequence[Row], expected: Sequence[Row], options: TableOp
     options = options or TableOptions()
     found_rows, expected_rows = _trim(found, options), _trim(expected, options)
     if options.ignore_row_order:
-        found_rows = sorted(found_rows, key=lambda row: _sort_key(row, options))
-        expected_rows = sorted(expected_rows, key=lambda row: _sort_key(row, options))
+        keep = max(options.header_rows, 0)
+        found_rows = found_rows[:keep] + sorted(found_rows[keep:], key=lambda row: _sort_key(row, options))
+        expected_rows = expected_rows[:keep] + sorted(expected_rows[keep:], key=lambda row: _sort_key(row, options))
     total = sum(max(len(row), 1) for row in expected_rows) or 1
     matched = 0
     first: dict[str, Any] | None = None
@@ -208,6 +242,9 @@ def verify_sheet_table(
     tolerance: float = 1e-6,
     ignore_trailing_blank_rows: bool = True,
     ignore_row_order: bool = False,
+    header_rows: int = 1,
+    strip: bool = False,
+    numeric_text: bool = False,
 ) -> VerifierResult:
     """Check that a sheet (or a range of it) of an xlsx/ods file holds exactly ``expected_rows``.
 
@@ -219,19 +256,30 @@ def verify_sheet_table(
         ignore_case: compare text case-insensitively.
         tolerance: absolute tolerance for numbers.
         ignore_trailing_blank_rows: blank rows after the table don't count.
-        ignore_row_order: compare the rows as a multiset.
+        ignore_row_order: compare the rows below ``header_rows`` as a multiset.
+        header_rows: with ``ignore_row_order``, the top rows that must stay in place.
+        strip: ignore whitespace around text.
+        numeric_text: let text cells that read as numbers (``'3'``, ``'1,000'``) equal them.
     """
     name, rows = sheet_rows(data, sheet)
     if cell_range is not None:
         rows = _crop(rows, cell_range)
-    options = TableOptions(ignore_case, tolerance, True, ignore_trailing_blank_rows, ignore_row_order)
+    options = TableOptions(
+        ignore_case=ignore_case,
+        tolerance=tolerance,
+        strip=strip,
+        numeric_text=numeric_text,
+        ignore_trailing_blank_rows=ignore_trailing_blank_rows,
+        ignore_row_order=ignore_row_order,
+        header_rows=header_rows,
+    )
     result = compare_rows(rows, expected_rows, options)
     where = f"sheet {name!r}" + (f" range {cell_range}" if cell_range else "")
     return VerifierResult(result.success, result.score, f"{where}: {result.reason}", {"sheet": name, **result.details})
 
 
-def csv_rows(data: bytes, delimiter: str | None = None) -> list[list[str]]:
-    """Parse CSV bytes (UTF-8, optional BOM); the delimiter defaults to the commonest of ``,;\\t|`` in line 1.
+def csv_rows(data: bytes, delimiter: str | None = ",") -> list[list[str]]:
+    """Parse CSV bytes (UTF-8, optional BOM); ``delimiter=None`` guesses the commonest of ``,;\\t|`` in line 1.
 
     Raises:
         DocumentError: the bytes are not UTF-8 CSV.
@@ -255,10 +303,12 @@ def verify_csv_rows(
     expected_rows: Sequence[Row],
     header: Sequence[str] | None = None,
     skip_header: bool = False,
-    delimiter: str | None = None,
+    delimiter: str | None = ",",
     ignore_case: bool = False,
     tolerance: float = 1e-6,
     ignore_row_order: bool = False,
+    strip: bool = False,
+    numeric_text: bool = False,
 ) -> VerifierResult:
     """Check that a CSV file holds ``expected_rows``, optionally below a given header.
 
@@ -268,13 +318,25 @@ def verify_csv_rows(
         header: when given, the first row must equal it (case per ``ignore_case``) and the data
             rows follow it.
         skip_header: without ``header``, skip the first row without checking it.
-        delimiter: the field delimiter; sniffed when None.
+        delimiter: the field delimiter (a comma, strictly); None guesses it from the first line,
+            for tasks that leave the delimiter to the agent.
         ignore_case: compare text case-insensitively.
         tolerance: absolute tolerance for numbers.
         ignore_row_order: compare the data rows as a multiset.
+        strip: ignore whitespace around fields.
+        numeric_text: let any text that reads as a number equal it (``'1,000'``, ``'3.0'``); off, an
+            expected number must be written plainly (``3``, ``-12.5``).
     """
     rows = csv_rows(require(data, "csv file"), delimiter)
-    options = TableOptions(ignore_case, tolerance, True, True, ignore_row_order)
+    options = TableOptions(
+        ignore_case=ignore_case,
+        tolerance=tolerance,
+        strip=strip,
+        numeric_text=numeric_text,
+        ignore_row_order=ignore_row_order,
+        header_rows=0,
+        cells_are_text=True,
+    )
     if header is not None:
         found_header = rows[0] if rows else []
         header_check = compare_rows([found_header], [list(header)], options)

@@ -72,14 +72,17 @@ def test_directory_tree_from_a_real_listing(tmp_path: Path) -> None:
 
 def test_csv_rows_with_header_and_options() -> None:
     data = b"Name;Qty\r\nTea;3\r\nrice;2.50\r\n\r\n"
-    assert verify_csv_rows(data, [["Tea", 3], ["rice", 2.5]], header=["Name", "Qty"]).success
+    assert verify_csv_rows(data, [["Tea", 3], ["rice", 2.5]], header=["Name", "Qty"], delimiter=";").success
+    assert verify_csv_rows(data, [["Tea", 3], ["rice", 2.5]], header=["Name", "Qty"], delimiter=None).success
+    assert not verify_csv_rows(data, [["Tea", 3], ["rice", 2.5]], header=["Name", "Qty"]).success
     assert verify_csv_rows(
-        data, [["Rice", 2.5], ["tea", 3]], skip_header=True, ignore_case=True, ignore_row_order=True
+        data, [["Rice", 2.5], ["tea", 3]], skip_header=True, ignore_case=True, ignore_row_order=True, delimiter=";"
     ).success
     assert (
-        "the CSV header differs: expected ['Item', 'Qty']" in verify_csv_rows(data, [], header=["Item", "Qty"]).reason
+        "the CSV header differs: expected ['Item', 'Qty']"
+        in verify_csv_rows(data, [], header=["Item", "Qty"], delimiter=";").reason
     )
-    result = verify_csv_rows(data, [["Tea", 4], ["rice", 2.5]], skip_header=True)
+    result = verify_csv_rows(data, [["Tea", 4], ["rice", 2.5]], skip_header=True, delimiter=";")
     assert not result.success and "row 1 column 2 differs: expected 4, found '3'" in result.reason
     assert result.score == pytest.approx(0.75)
     with_bom = "\ufeffa,b\n1,2\n".encode()

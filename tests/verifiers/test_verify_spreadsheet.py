@@ -142,7 +142,7 @@ def test_sorted_numeric_and_text() -> None:
     assert verify_xlsx_sorted(data, "B").success
     assert verify_xlsx_sorted(data, "A").success  # case-insensitive text order
     result = verify_xlsx_sorted(data, "B", descending=True)
-    assert not result.success and "not sorted descending: B2 = 1.0 comes before B3 = 2.5" in result.reason
+    assert not result.success and "not sorted descending: B2 = 1 comes before B3 = 2.5" in result.reason
     assert "A2 is 'ann', not a number" in verify_xlsx_sorted(data, "A", numeric=True).reason
 
 
@@ -162,12 +162,16 @@ def test_autofilter_freeze_panes_and_conditional_formatting(book: bytes) -> None
 
 def test_charts_count_type_and_title(book: bytes) -> None:
     assert verify_xlsx_charts(book, count=2).success
-    assert verify_xlsx_charts(book, chart_type="bar", title="quarterly").success
+    title = "Quarterly sales"
+    assert verify_xlsx_charts(book, chart_type="bar", title=title).success
+    assert not verify_xlsx_charts(book, chart_type="bar", title="quarterly").success  # strict by default
+    assert not verify_xlsx_charts(book, chart_type="bar", title=title.lower()).success
+    assert verify_xlsx_charts(book, chart_type="bar", title="quarterly", title_match="contains", ignore_case=True).success
     assert verify_xlsx_charts(book, chart_type="pie", title="Share", sheet="Sales").success
     assert "expected 3 charts in the workbook, found 2" in verify_xlsx_charts(book, count=3).reason
     assert "no line chart" in verify_xlsx_charts(book, chart_type="line").reason
     assert (
-        "no chart in the workbook has a title containing 'Revenue'" in verify_xlsx_charts(book, title="Revenue").reason
+        "no chart in the workbook is titled 'Revenue'" in verify_xlsx_charts(book, title="Revenue").reason
     )
     assert "found 0" in verify_xlsx_charts(book, sheet="Notes").reason
 
