@@ -1,0 +1,91 @@
+"""The env server on real local desktops: check_env, a task proof, a killed desktop, a wiped home."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from desktop_gym.guest.client import GuestClient
+from desktop_gym.serve.client import RemoteEnv
+from desktop_gym.serve.server import EnvServer
+from desktop_gym.tasks import get_task, null_policy
+
+pytestmark = pytest.mark.slow
+
+TASK = "starter.terminal_write_file"
+
+
+@pytest.fixture(scope="module")
+def server():
+    env_server = EnvServer(backend="local", max_envs=1, warm=1, lease_ttl=60).start()
+    env_server.pool.wait_ready(1, timeout=60)
+    yield env_server
+    env_server.drain(grace=10)
+
+
+def run_episode(env: RemoteEnv, policy_for, seed: int):
+    observation, info = env.reset(seed=seed)
+    policy = policy_for(get_task(TASK), info["params"])
+    while True:
+        observation, reward, terminated, truncated, info = env.step(policy(observation))
+        if terminated or truncated:
+            return reward, terminated, info
+
+
+def test_remote_env_on_a_real_desktop_passes_check_env_and_proves_the_task(server):
+    env = RemoteEnv(TASK, server.address, server.token, screenshot_format="jpeg")
+    try:
+        check_env(env, skip_render_check=True)
+        observation, _ = env.reset(seed=0)
+        assert observation["screenshot"].shape == (720, 1280, 3) and observation["screenshot"].any()
+        reward, terminated, info = run_episode(env, lambda task, params: task.oracle(params), seed=3)
+        assert terminated and info["success"] and reward == 1.0, info
+        reward, terminated, info = run_episode(env, lambda task, params: null_policy, seed=3)
+        assert terminated and not info["success"] and reward == 0.0
+    finally:
+        env.close()
+
+
+def test_killed_display_and_app_truncate_the_episode_and_the_next_reset_recovers(server):
+    env = RemoteEnv(TASK, server.address, server.token, observation=["screenshot", "last_action_error"])
+    try:
+        env.reset(seed=0)
+        (session,) = [server.session(summary["env_id"]) for summary in server.list_envs()]
+        handle = session.backend.start()
+        with GuestClient(handle.address, token=handle.token) as guest:
+            app_pids = [app.pid for app in guest.apps()]
+        for pid in app_pids:
+            os.killpg(pid, signal.SIGKILL)
+        os.kill(handle.describe()["pids"]["xvfb"], signal.SIGKILL)
+        observation, _, terminated, truncated, info = env.step("wait(seconds=0)")
+        assert truncated and not terminated and info["crash"]
+        assert not np.asarray(observation["screenshot"]).any()
+        assert server.list_envs()[0]["state"] == "crashed"
+        observation, _ = env.reset(seed=1)
+        assert observation["screenshot"].any()
+        assert server.list_envs()[0]["state"] == "idle"
+        counters = server.status()["counters"]
+        assert counters["crashes"] >= 1 and counters["recoveries"] >= 1
+    finally:
+        env.close()
+
+
+def test_a_closed_envs_desktop_comes_back_with_an_empty_home(server, wait_until):
+    first = RemoteEnv(TASK, server.address, server.token, observation=["last_action_result", "last_action_error"])
+    first.reset(seed=0)
+    first.step("OSTools.write_text_file(path='~/left_behind.txt', text='secret')")
+    observation, *_ = first.step("OSTools.list_folder(path='~')")
+    assert "left_behind.txt" in observation["last_action_result"], observation
+    first.close()
+    wait_until(lambda: server.pool.counts()["ready"] == 1, timeout=60, what="the desktop back in the pool")
+    second = RemoteEnv(TASK, server.address, server.token, observation=["last_action_result", "last_action_error"])
+    try:
+        second.reset(seed=0)
+        observation, *_ = second.step("OSTools.path_exists(path='~/left_behind.txt')")
+        assert observation["last_action_error"] == "" and "false" in observation["last_action_result"].lower()
+    finally:
+        second.close()
