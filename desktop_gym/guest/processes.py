@@ -1,8 +1,16 @@
-"""Running commands and tracking spawned processes in the desktop session."""
+"""Running commands and tracking spawned processes in the desktop session.
+
+Command output is read through a bounded buffer (a command printing 300 MB costs the guest at
+most :data:`DEFAULT_MAX_OUTPUT_BYTES` per stream). A command may run in a PID namespace of its
+own, so that when it ends or times out everything it started dies with it, including children
+that left its process group with ``setsid``.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -13,6 +21,14 @@ from pathlib import Path
 from .types import ExecResult
 
 POLL_INTERVAL = 0.01
+DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+"""Most bytes of stdout (and of stderr) a command's result keeps; the rest is read and dropped."""
+DRAIN_AFTER_KILL_S = 2.0
+_READ_CHUNK = 64 * 1024
+_PID_NAMESPACE_ARGV = (
+    ("unshare", "--pid", "--fork", "--kill-child"),  # as root
+    ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"),  # unprivileged
+)
 
 
 def session_env(home: str | Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -36,17 +52,55 @@ def _argv(command: Sequence[str] | str, shell: bool) -> list[str] | str:
     return shlex.split(command) if isinstance(command, str) else list(command)
 
 
+@functools.cache
+def pid_namespace_prefix() -> tuple[str, ...]:
+    """The ``unshare`` command line that runs a command in a new PID namespace here, or ``()``."""
+    for prefix in _PID_NAMESPACE_ARGV[0 if os.geteuid() == 0 else 1 :]:
+        try:
+            probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return prefix
+    return ()
+
+
 def run_command(
     command: Sequence[str] | str,
     env: Mapping[str, str],
     timeout: float = 30.0,
     shell: bool = False,
     cwd: str | Path | None = None,
+    *,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    pid_namespace: bool = False,
 ) -> ExecResult:
-    """Run a command to completion in its own process group.
+    """Run a command to completion in its own process group (see :func:`run_capped`).
+
+    Output beyond ``max_output_bytes`` per stream is dropped and a note says so at its end.
+    """
+    result, cut = run_capped(command, env, timeout, shell, cwd, max_output_bytes, pid_namespace)
+    if not cut:
+        return result
+    note = f"\n... [output cut at {max_output_bytes} bytes]"
+    return ExecResult(result.returncode, result.stdout + note, result.stderr, result.timed_out)
+
+
+def run_capped(
+    command: Sequence[str] | str,
+    env: Mapping[str, str],
+    timeout: float = 30.0,
+    shell: bool = False,
+    cwd: str | Path | None = None,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    pid_namespace: bool = False,
+) -> tuple[ExecResult, bool]:
+    """Run a command to completion; return its result and whether output was cut.
 
     On timeout the whole group is SIGKILLed (so children such as ``sleep`` in a shell die too)
-    and the result has ``timed_out=True`` and ``returncode=-9``.
+    and the result has ``timed_out=True`` and ``returncode=-9``. With ``pid_namespace`` (where
+    ``unshare`` works) the command is the init of a PID namespace: when it exits or is killed,
+    the kernel kills everything left in the namespace, ``setsid`` daemons included.
 
     Raises:
         FileNotFoundError: the program (or ``cwd``) does not exist.
@@ -55,6 +109,10 @@ def run_command(
     argv = _argv(command, shell)
     if not argv:
         raise ValueError("exec needs a non-empty command")
+    prefix = pid_namespace_prefix() if pid_namespace else ()
+    if prefix:
+        argv = [*prefix, *(["/bin/sh", "-c", argv] if isinstance(argv, str) else argv)]
+        shell = False
     proc = subprocess.Popen(
         argv,
         shell=shell,
@@ -65,24 +123,60 @@ def run_command(
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        kill_group(proc.pid)
+    assert proc.stdout is not None and proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    streams = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    pending = list(streams)
+    cut = _read_bounded(streams, pending, deadline, max_output_bytes)
+    timed_out = bool(pending) or not _wait(proc, max(deadline - time.monotonic(), 0.0))
+    if timed_out:
+        kill_group(proc.pid)  # the namespace's init dies with unshare (--kill-child), and all in it
         # Grandchildren that escaped the group may hold the pipes open: bound the drain too.
-        try:
-            stdout, stderr = proc.communicate(timeout=2.0)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            stdout, stderr = b"", b""
-        timed_out = True
-    return ExecResult(
-        returncode=proc.returncode if proc.returncode is not None else -signal.SIGKILL,
+        cut = _read_bounded(streams, pending, time.monotonic() + DRAIN_AFTER_KILL_S, max_output_bytes) or cut
+        _wait(proc, DRAIN_AFTER_KILL_S)
+    for stream in (proc.stdout, proc.stderr):
+        stream.close()
+    stdout, stderr = streams.values()
+    returncode = proc.returncode if proc.returncode is not None and not timed_out else -signal.SIGKILL
+    result = ExecResult(
+        returncode=returncode,
         stdout=stdout.decode("utf-8", "replace"),
         stderr=stderr.decode("utf-8", "replace"),
         timed_out=timed_out,
     )
+    return result, cut
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> bool:
+    """Whether ``proc`` exited within ``timeout`` seconds."""
+    try:
+        proc.wait(timeout=timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def _read_bounded(streams: dict[int, bytearray], pending: list[int], deadline: float, limit: int) -> bool:
+    """Read the ``pending`` pipes until they close or ``deadline``, keeping ``limit`` bytes of each.
+
+    Closed pipes are removed from ``pending``. Returns whether any output was dropped.
+    """
+    cut = False
+    while pending:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        ready, _, _ = select.select(pending, [], [], min(remaining, 0.5))
+        for fd in ready:
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
+                pending.remove(fd)
+                continue
+            buffer = streams[fd]
+            room = max(limit - len(buffer), 0)
+            buffer += chunk[:room]
+            cut = cut or len(chunk) > room
+    return cut
 
 
 def spawn(

@@ -3,12 +3,20 @@
 Paths may start with ``~/``, be relative to the home, or be absolute paths inside it; a path that
 resolves outside the home (``..``, a symlink, an absolute path elsewhere) is refused unless the
 guest runs with ``DESKTOP_GYM_OS_TOOLS_ALLOW_OUTSIDE_HOME=1``.
+
+Files are opened by walking from a descriptor of the home, one component at a time with
+``O_NOFOLLOW``, so a symlink swapped in between the check and the use cannot redirect a read or
+a write; files with more than one hard link are not written (the other link may be outside).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -17,6 +25,8 @@ from .tool_schema import ApiArgumentError, ApiCallError
 
 ALLOW_OUTSIDE_HOME_ENV = "DESKTOP_GYM_OS_TOOLS_ALLOW_OUTSIDE_HOME"
 MAX_LISTED = 500
+_CHUNK = 1024 * 1024
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
 def _allowed_by_environment() -> bool:
@@ -79,6 +89,104 @@ class OSFileTools:
             raise ApiCallError(f"{arg}: {self._show(target)} does not exist")
         return target
 
+    # ------------------------------------------------------------------ descriptors
+    def _confined(self, target: Path) -> bool:
+        return target == self.home or self.home in target.parents
+
+    @contextmanager
+    def _open(self, target: Path, flags: int, create_parents: bool = False) -> Iterator[int]:
+        """Open ``target`` from the home's descriptor without following any symlink on the way.
+
+        Raises:
+            ApiCallError: a symbolic link (or a file where a folder should be) is on the path.
+        """
+        flags |= os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # O_NONBLOCK: a FIFO cannot hang us
+        if not self._confined(target) or target == self.home:
+            if create_parents:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(target, flags, 0o644)
+        else:
+            parts = target.relative_to(self.home).parts
+            parent = self._walk(parts[:-1], create_parents, target)
+            try:
+                fd = self._checked_open(parts[-1], flags, parent, target)
+            finally:
+                os.close(parent)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+    def _walk(self, parts: tuple[str, ...], create: bool, target: Path) -> int:
+        """A descriptor of the folder ``home/parts...``, each component opened with O_NOFOLLOW."""
+        fd = os.open(self.home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for part in parts:
+                try:
+                    child = self._checked_open(part, _DIRECTORY_FLAGS, fd, target)
+                except ApiCallError:
+                    if not create or os.path.lexists(f"/proc/self/fd/{fd}/{part}"):
+                        raise
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                    child = self._checked_open(part, _DIRECTORY_FLAGS, fd, target)
+                os.close(fd)
+                fd = child
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _checked_open(self, name: str, flags: int, dir_fd: int, target: Path) -> int:
+        try:
+            return os.open(name, flags, 0o644, dir_fd=dir_fd)
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise ApiCallError(
+                    f"{self._show(target)}: a symbolic link or a file is in the way at {name!r}; OSTools does not "
+                    "follow links when it opens files"
+                ) from None
+            if error.errno == errno.ENOENT:
+                raise ApiCallError(f"{self._show(target)} does not exist") from None
+            if error.errno == errno.ENXIO:
+                raise ApiCallError(f"{self._show(target)} is not a regular file") from None
+            raise
+
+    def _regular(self, fd: int, target: Path, writing: bool) -> os.stat_result:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ApiCallError(f"{self._show(target)} is not a regular file")
+        if writing and info.st_nlink > 1:
+            raise ApiCallError(
+                f"{self._show(target)} has {info.st_nlink} hard links; OSTools does not write to a file that is "
+                "also linked elsewhere"
+            )
+        return info
+
+    def _read_bytes(self, target: Path, limit: int | None = None) -> tuple[bytes, int]:
+        """Up to ``limit`` bytes of a regular file (all when None), and the file's size."""
+        with self._open(target, os.O_RDONLY) as fd:
+            size = self._regular(fd, target, writing=False).st_size
+            chunks, total = [], 0
+            while limit is None or total < limit:
+                chunk = os.read(fd, _CHUNK if limit is None else min(_CHUNK, limit - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+            return b"".join(chunks), size
+
+    def _write_bytes(self, target: Path, data: bytes, append: bool = False, mode: int | None = None) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else 0)
+        with self._open(target, flags, create_parents=True) as fd:
+            self._regular(fd, target, writing=True)
+            if not append:
+                os.ftruncate(fd, 0)  # only now: truncating at open would hit a hard-linked file
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view[:_CHUNK]) :]
+            if mode is not None:
+                os.fchmod(fd, mode & 0o777)
+
     def _not_home(self, target: Path, what: str) -> None:
         if target == self.home:
             raise ApiArgumentError(f"refusing to {what} the home folder itself")
@@ -96,7 +204,10 @@ class OSFileTools:
         target = self._path(path)
         if target.exists() and not target.is_dir():
             raise ApiCallError(f"path: {self._show(target)} exists and is a file, not a folder")
-        target.mkdir(parents=True, exist_ok=True)
+        if self._confined(target) and target != self.home:
+            os.close(self._walk(target.relative_to(self.home).parts, True, target))
+        else:
+            target.mkdir(parents=True, exist_ok=True)
         return f"created folder {self._show(target)}"
 
     def list_folder(self, path: str = "~", show_hidden: bool = False) -> list[str]:
@@ -137,7 +248,11 @@ class OSFileTools:
         target = self._existing(path)
         if target.is_dir():
             raise ApiCallError(f"path: {self._show(target)} is a folder, not a file")
-        return truncate(target.read_text(encoding="utf-8", errors="replace"), max_chars)[0]
+        data, size = self._read_bytes(target, 4 * max_chars + 4)  # UTF-8: at most 4 bytes a character
+        text, cut = truncate(data.decode("utf-8", errors="replace"), max_chars)
+        if size > len(data) and not cut:
+            text += f"\n... [cut: the file has {size} bytes]"
+        return text
 
     def write_text_file(self, path: str, text: str) -> str:
         """Write text to a file, replacing its content (missing parent folders are created).
@@ -152,8 +267,7 @@ class OSFileTools:
         target = self._path(path)
         if target.is_dir():
             raise ApiCallError(f"path: {self._show(target)} is a folder, not a file")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        self._write_bytes(target, text.encode("utf-8"))
         return f"wrote {len(text)} characters to {self._show(target)}"
 
     def append_text_file(self, path: str, text: str) -> str:
@@ -169,10 +283,8 @@ class OSFileTools:
         target = self._path(path)
         if target.is_dir():
             raise ApiCallError(f"path: {self._show(target)} is a folder, not a file")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("a", encoding="utf-8") as handle:
-            handle.write(text)
-        size = len(target.read_text(encoding="utf-8", errors="replace"))
+        self._write_bytes(target, text.encode("utf-8"), append=True)
+        size = len(self._read_bytes(target)[0].decode("utf-8", errors="replace"))
         return f"appended {len(text)} characters to {self._show(target)} (now {size})"
 
     # ------------------------------------------------------------------ copy, move, delete
@@ -213,7 +325,8 @@ class OSFileTools:
             self._remove(target)
             shutil.copytree(origin, target, symlinks=True)
         else:
-            shutil.copy2(origin, target)
+            data, _ = self._read_bytes(origin)
+            self._write_bytes(target, data, mode=origin.lstat().st_mode)
         return f"copied {self._show(origin)} to {self._show(target)}"
 
     def move_path(self, source: str, destination: str, overwrite: bool = False) -> str:

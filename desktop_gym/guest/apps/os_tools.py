@@ -11,11 +11,12 @@ from __future__ import annotations
 import subprocess
 from typing import ClassVar
 
-from ..processes import run_command, session_env
+from ..processes import run_capped, session_env
 from .os_files import OSFileTools, truncate
 from .tool_schema import ApiArgumentError, ApiCallError
 
 MAX_SHELL_TIMEOUT_S = 120.0
+MAX_OUTPUT_CHARS = 1_000_000
 CLIPBOARD_TIMEOUT_S = 5.0
 
 
@@ -31,13 +32,13 @@ class OSTools(OSFileTools):
 
     # ------------------------------------------------------------------ shell
     def run_shell(self, command: str, timeout: float = 30.0, cwd: str = "~", max_output_chars: int = 10000) -> dict:
-        """Run a bash command as the desktop user and wait for it (killed after the timeout).
+        """Run a bash command as the desktop user and wait for it; everything it started ends with it.
 
         Args:
             command: The command line, e.g. "ls -l ~/Documents | head".
             timeout: Seconds before the command and its children are killed (at most 120).
             cwd: The folder to run in (default: the home folder).
-            max_output_chars: stdout and stderr are each cut to this many characters.
+            max_output_chars: stdout and stderr are each cut to this many characters (at most 1000000).
 
         Returns:
             {"exit_code", "stdout", "stderr", "timed_out", "truncated"}; exit_code is -9 after a
@@ -47,14 +48,24 @@ class OSTools(OSFileTools):
             raise ApiArgumentError("command must not be empty")
         if not 0 < timeout <= MAX_SHELL_TIMEOUT_S:
             raise ApiArgumentError(f"timeout must be more than 0 and at most {MAX_SHELL_TIMEOUT_S:g} s, got {timeout}")
-        if max_output_chars < 1:
-            raise ApiArgumentError(f"max_output_chars must be at least 1, got {max_output_chars}")
+        if not 1 <= max_output_chars <= MAX_OUTPUT_CHARS:
+            raise ApiArgumentError(f"max_output_chars must be 1 to {MAX_OUTPUT_CHARS}, got {max_output_chars}")
         folder = self._existing(cwd, "cwd")
         if not folder.is_dir():
             raise ApiArgumentError(f"cwd: {self._show(folder)} is not a folder")
-        result = run_command(["bash", "-c", command], session_env(self.home), timeout=timeout, cwd=folder)
+        # Output is read through a bounded buffer (4 bytes per character at most in UTF-8), and the
+        # command runs in a PID namespace: setsid children die with it instead of outliving it.
+        result, cut_bytes = run_capped(
+            ["bash", "-c", command],
+            session_env(self.home),
+            timeout=timeout,
+            cwd=folder,
+            max_output_bytes=4 * max_output_chars + 4,
+            pid_namespace=True,
+        )
         stdout, cut_out = truncate(result.stdout, max_output_chars)
         stderr, cut_err = truncate(result.stderr, max_output_chars)
+        cut_out = cut_out or cut_bytes
         return {
             "exit_code": result.returncode,
             "stdout": stdout,
