@@ -33,17 +33,28 @@ SERVER_MARKER = "DESKTOP_GYM_ENV_SERVER"
 START_TIMEOUT_S = 600.0
 
 
-def kill_marked_processes(key: str) -> int:
-    """SIGKILL every process (but this one) whose environment has ``DESKTOP_GYM_ENV_SERVER=<key>``."""
-    needle, killed = f"{SERVER_MARKER}={key}".encode(), 0
+def marked_processes(key: str) -> list[int]:
+    """Pids of live processes (but this one) whose environment has ``DESKTOP_GYM_ENV_SERVER=<key>``."""
+    needle, pids = f"{SERVER_MARKER}={key}".encode(), []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             if needle in Path(entry.path, "environ").read_bytes().split(b"\0"):
-                os.kill(int(entry.name), signal.SIGKILL)
-                killed += 1
-        except (OSError, ProcessLookupError):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+def kill_marked_processes(key: str) -> int:
+    """SIGKILL every process left by an earlier server with ``key`` (its desktops); returns how many."""
+    killed = 0
+    for pid in marked_processes(key):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except ProcessLookupError:
             continue
     return killed
 
