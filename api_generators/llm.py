@@ -160,15 +160,17 @@ class RecordingClient:
 
     Not a model. Its ``source`` field says who wrote the responses (the committed editor
     recording: "responses written by the developing model (Claude) for these prompts, replayed").
-    An entry's ``prompt_sha256`` pins the prompt it answers; a different prompt under the same
-    key raises :class:`RecordingMissError` (the recording must be re-sealed for the new prompts).
+    An entry's ``prompt_sha256`` pins the prompt it answers. A different prompt under the same key
+    (the registry listing in the analysis prompt grew, a prompt file was edited) is listed in
+    :attr:`drifted` and shown in the report; with ``strict`` it raises :class:`RecordingMissError`.
 
     Args:
         path: The recording file.
         seal: Fill in missing ``prompt_sha256``/``prompt`` fields from this run and write them back.
+        strict: Refuse to replay a response recorded for another prompt.
     """
 
-    def __init__(self, path: str | Path, seal: bool = False) -> None:
+    def __init__(self, path: str | Path, seal: bool = False, strict: bool = False) -> None:
         self.path = Path(path)
         try:
             self.data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -184,7 +186,8 @@ class RecordingClient:
             if not isinstance(entry, dict) or not isinstance(entry.get("key"), str) or "response" not in entry:
                 raise LLMError(f"recording {path}: entries[{index}] needs 'key' and 'response'")
             self.entries[entry["key"]] = entry
-        self.seal = seal
+        self.seal, self.strict = seal, strict
+        self.drifted: list[str] = []
         self.name = f"recording:{self.path.name} ({self.data.get('source', 'source not stated')})"
 
     def complete(self, messages: Messages, key: str) -> LLMReply:
@@ -196,10 +199,12 @@ class RecordingClient:
             entry["prompt_sha256"], entry["prompt"] = digest, messages
             self.path.write_text(json.dumps(self.data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         elif entry.get("prompt_sha256") not in (None, digest):
-            raise RecordingMissError(
-                f"recording {self.path}: {key!r} was recorded for another prompt (the prompt changed; "
-                "re-seal the recording with --seal-recording after checking its responses)"
-            )
+            if self.strict:
+                raise RecordingMissError(
+                    f"recording {self.path}: {key!r} was recorded for another prompt (the prompt changed; "
+                    "check its response, then re-seal the recording with --seal-recording)"
+                )
+            self.drifted.append(key)
         response = entry["response"]
         text = "\n".join(response) if isinstance(response, list) else str(response)
         return LLMReply(text=text, completion_tokens=len(text.split()))
@@ -239,19 +244,22 @@ class CachedClient:
         return reply
 
 
-def make_client(spec: str, cache_dir: str | Path | None = None, seal_recording: bool = False) -> LLMClient:
+def make_client(
+    spec: str, cache_dir: str | Path | None = None, seal_recording: bool = False, strict_recording: bool = False
+) -> LLMClient:
     """The backend named by ``--llm``: ``offline``, ``recording:PATH``, or an endpoint URL.
 
     Args:
         spec: ``offline``, ``recording:PATH``, ``http(s)://HOST/v1`` (model from ``#MODEL`` suffix or env).
         cache_dir: Where replies are cached by content hash (None = no cache; recordings are never cached).
-        seal_recording: See :class:`RecordingClient`.
+        seal_recording: See :class:`RecordingClient` (``seal``).
+        strict_recording: See :class:`RecordingClient` (``strict``).
 
     Raises:
         LLMError: an unknown spec, naming the accepted forms.
     """
     if spec.startswith("recording:"):
-        return RecordingClient(spec.removeprefix("recording:"), seal=seal_recording)
+        return RecordingClient(spec.removeprefix("recording:"), seal=seal_recording, strict=strict_recording)
     if spec == "offline":
         client: LLMClient = OfflineClient()
     elif spec.startswith(("http://", "https://")):

@@ -8,7 +8,7 @@ from .targets import AppTarget
 
 TEST_PRELUDE = """import pytest
 
-from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError  # noqa: F401
 """
 
 

@@ -42,6 +42,8 @@ class PipelineRun:
     error: str = ""
     registration: Registration | None = None
     seconds: float = 0.0
+    drifted: list[str] = field(default_factory=list)
+    """Recording keys replayed for a prompt that changed since the recording was sealed."""
 
     def count(self, status: str) -> int:
         return sum(1 for result in self.results if result.status == status)
@@ -164,6 +166,7 @@ def generate_api(
             bar.update(1)
     except ReplyFormatError as exc:
         run.error = f"the analysis reply was unusable: {exc}"
+    run.drifted = list(getattr(client, "drifted", []))
     run.seconds = time.monotonic() - started
     write_report(run, out)
     return run

@@ -36,6 +36,7 @@ def summary(run: PipelineRun) -> dict[str, Any]:
         "seconds": round(run.seconds, 1),
         "tokens": run.analysis_tokens + sum(r.tokens for r in run.results),
         "error": run.error,
+        "recording_drift": run.drifted,
     }
 
 
@@ -53,6 +54,8 @@ def _markdown(run: PipelineRun, numbers: dict[str, Any]) -> str:
     ]
     if run.error:
         lines.append(f"- Error: {run.error}")
+    if run.drifted:
+        lines.append(f"- Replayed for changed prompts (recording drift): {', '.join(run.drifted)}")
     lines += ["", "| function | status | repair rounds | time (s) | tokens | why |", "|---|---|---|---|---|---|"]
     for r in run.results:
         lines.append(

@@ -18,7 +18,9 @@ def cmd_apigen(args: argparse.Namespace) -> int:
     out = Path(args.out)
     cache = None if args.no_cache else Path(args.cache or out / "llm-cache")
     try:
-        client = make_client(args.llm, cache_dir=cache, seal_recording=args.seal_recording)
+        client = make_client(
+            args.llm, cache_dir=cache, seal_recording=args.seal_recording, strict_recording=args.strict_recording
+        )
         tasks = args.tasks if args.tasks is not None else list(getattr(client, "data", {}).get("tasks", []))
         run = generate_api(args.app, tasks, client, out, repair_rounds=args.repair_rounds, install=args.install)
     except (LLMError, TaskReferenceError, UnknownTargetError, ValueError) as exc:
@@ -56,5 +58,8 @@ def add_apigen_commands(sub: Any) -> None:
     apigen.add_argument("--no-cache", action="store_true", help="ask the LLM again even for cached prompts")
     apigen.add_argument(
         "--seal-recording", action="store_true", help="pin unsealed recording entries to this run's prompts"
+    )
+    apigen.add_argument(
+        "--strict-recording", action="store_true", help="fail when a recorded response was made for another prompt"
     )
     apigen.set_defaults(handler=cmd_apigen)

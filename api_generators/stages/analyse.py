@@ -53,13 +53,14 @@ def example_tasks(refs: list[str]) -> list[ExampleTask]:
     return tasks
 
 
-def registry_text(exclude: str = "") -> str:
-    """The registry's APIs as prompt lines (every tool class except ``exclude``)."""
-    parts = []
-    for cls in registry.TOOL_CLASSES.values():
-        if cls.__name__ != exclude:
-            parts.append(registry.prompt_text(cls))
-    return "\n".join(parts)
+def registry_text(target: AppTarget) -> str:
+    """The APIs offered next to the target's (``registry.ALWAYS_OFFERED``) as prompt lines.
+
+    Only those: an agent in the target app sees them, and the prompt stays the same when other
+    apps' APIs grow. Deduplication still checks every registered class (:func:`existing_method`).
+    """
+    classes = [registry.TOOL_CLASSES[app] for app in registry.ALWAYS_OFFERED if app != target.app]
+    return "\n".join(registry.prompt_text(cls) for cls in classes)
 
 
 def existing_method(target: AppTarget, spec: FunctionSpec) -> str:
@@ -91,7 +92,7 @@ def analyse(client: LLMClient, target: AppTarget, tasks: list[ExampleTask]) -> t
         app_title=target.title,
         tool_class=target.tool_class,
         tasks=task_lines,
-        registry=registry_text(exclude=target.tool_class),
+        registry=registry_text(target),
         library=target.library,
     )
     reply = client.complete(messages, key="analyse")

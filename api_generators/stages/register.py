@@ -76,23 +76,27 @@ def format_source(path: Path) -> bool:
 def add_registry_entry(target: AppTarget, registry_path: Path = REGISTRY_PATH) -> bool:
     """Add ``target``'s import and ``TOOL_CLASSES`` entry to the registry; False if already there.
 
+    The import goes where isort puts it; the entry goes last in the table.
+
     Raises:
-        RegistrationError: the registry has no ``TOOL_CLASSES = {`` table to add to.
+        RegistrationError: the registry has no ``TOOL_CLASSES = {...}`` table to add to.
     """
     text = registry_path.read_text(encoding="utf-8")
     entry = f'    "{target.app}": {target.tool_class},\n'
     if entry in text:
         return False
-    table = re.search(r"^TOOL_CLASSES: dict\[str, type\] = \{\n", text, re.MULTILINE)
+    table = re.search(r"^TOOL_CLASSES: dict\[str, type\] = \{\n(?:    .*\n)*?\}", text, re.MULTILINE)
     if table is None:
-        raise RegistrationError(f"{registry_path}: no 'TOOL_CLASSES: dict[str, type] = {{' table to register in")
-    text = text[: table.end()] + entry + text[table.end() :]
+        raise RegistrationError(f"{registry_path}: no 'TOOL_CLASSES: dict[str, type] = {{...}}' table to register in")
+    text = text[: table.end() - 1] + entry + text[table.end() - 1 :]
     import_line = f"from .{target.module_name} import {target.tool_class}\n"
     if import_line not in text:
-        first_import = re.search(r"^from \.\w+ import ", text, re.MULTILINE)
-        if first_import is None:
+        imports = list(re.finditer(r"^from \.(\w+) import .*\n", text, re.MULTILINE))
+        if not imports:
             raise RegistrationError(f"{registry_path}: no 'from .module import ...' lines to add the import to")
-        text = text[: first_import.start()] + import_line + text[first_import.start() :]
+        after = next((m for m in imports if m.group(1) > target.module_name), None)
+        at = after.start() if after is not None else imports[-1].end()
+        text = text[:at] + import_line + text[at:]
     registry_path.write_text(text, encoding="utf-8")
     return True
 

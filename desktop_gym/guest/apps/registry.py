@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .calc import CalcTools
+from .editor import EditorTools
 from .impress import ImpressTools
 from .os_tools import OSTools
 from .tool_schema import (
@@ -34,6 +35,7 @@ TOOL_CLASSES: dict[str, type] = {
     "writer": WriterTools,
     "impress": ImpressTools,
     "os": OSTools,
+    "editor": EditorTools,
 }
 """App name (as in ``AppLauncher``) -> its tool class."""
 
