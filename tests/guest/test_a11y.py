@@ -20,13 +20,15 @@ import pytest
 
 from desktop_gym.guest import a11y
 from desktop_gym.guest.apps import lo_profile, uno_bridge
+from desktop_gym.guest.input import InputController
+from desktop_gym.polling import poll_until
 
 pytestmark = pytest.mark.skipif(
     not all(
         subprocess.run(["which", tool], capture_output=True).returncode == 0
-        for tool in ("soffice", "Xvfb", "openbox", "dbus-daemon", "xdotool")
+        for tool in ("soffice", "Xvfb", "openbox", "dbus-daemon")
     ),
-    reason="needs soffice, Xvfb, openbox, dbus-daemon and xdotool",
+    reason="needs soffice, Xvfb, openbox and dbus-daemon (scripts/install.sh installs them)",
 )
 
 DOCUMENT_NAME = "budget.xlsx"
@@ -41,18 +43,24 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def _poll(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    last: object = None
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-            last = value
-        except Exception as exc:  # noqa: BLE001 - not there yet
-            last = exc
-        time.sleep(0.02)
-    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what} (last: {last!r})")
+    return poll_until(condition, timeout, what, retry_on=(Exception,), error=pytest.fail.Exception)
+
+
+def _click(env: dict[str, str], point: tuple[int, int]) -> None:
+    """Click through XTEST, as the guest does (no xdotool needed)."""
+    controller = InputController(env["DISPLAY"])
+    try:
+        controller.click(*point)
+    finally:
+        controller.close()
+
+
+def _press(env: dict[str, str], key: str) -> None:
+    controller = InputController(env["DISPLAY"])
+    try:
+        controller.press(key)
+    finally:
+        controller.close()
 
 
 @pytest.fixture(scope="module")
@@ -216,10 +224,10 @@ def test_find_nodes_returns_clickable_boxes(calc_desktop: dict[str, str]) -> Non
     assert a11y.find_nodes("PUSH_BUTTON", "save", exact=False, limit=1)[0].name == "Save"
 
     # Clicking the menu's centre opens it: its items become visible with boxes below the menu bar.
-    subprocess.run(["xdotool", "mousemove", *map(str, data_menu.center), "click", "1"], env=calc_desktop, check=True)
+    _click(calc_desktop, data_menu.center)
     sort = _poll(lambda: a11y.find_nodes("menu item", "Sort...", app="soffice"), 10, "the Data menu to open")[0]
     assert sort.y >= data_menu.y + data_menu.height - 2 and abs(sort.x - data_menu.x) < 20
-    subprocess.run(["xdotool", "key", "Escape"], env=calc_desktop, check=True)
+    _press(calc_desktop, "Escape")
     _poll(lambda: not a11y.find_nodes("menu item", "Sort...", app="soffice"), 10, "the Data menu to close")
 
 
@@ -230,10 +238,10 @@ def test_libreoffice_own_widgets_report_true_screen_boxes(calc_desktop: dict[str
     (bold,) = a11y.find_nodes("toggle button", "Bold", app="soffice")
     (menu_bar,) = [n for n in a11y.find_nodes("menu bar", app="soffice") if n.height > 0]
     assert bold.y >= menu_bar.y + menu_bar.height
-    subprocess.run(["xdotool", "mousemove", *map(str, bold.center), "click", "1"], env=calc_desktop, check=True)
+    _click(calc_desktop, bold.center)
     _poll(
         lambda: {"checked", "pressed"} & a11y.find_nodes("toggle button", "Bold", app="soffice")[0].states,
         10,
         "Bold to be checked after clicking it",
     )
-    subprocess.run(["xdotool", "mousemove", *map(str, bold.center), "click", "1"], env=calc_desktop, check=True)
+    _click(calc_desktop, bold.center)

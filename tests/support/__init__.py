@@ -1,0 +1,1 @@
+"""Shared test doubles and pytest plugins (imported by tests/conftest.py)."""
