@@ -3,7 +3,7 @@
 Command output is read through a bounded buffer (a command printing 300 MB costs the guest at
 most :data:`DEFAULT_MAX_OUTPUT_BYTES` per stream). A command may run in a PID namespace of its
 own, so that when it ends or times out everything it started dies with it, including children
-that left its process group with ``setsid``.
+that left its process group with ``setsid``; inside it, ``ps`` and ``kill`` see only its own processes.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 """Most bytes of stdout (and of stderr) a command's result keeps; the rest is read and dropped."""
 DRAIN_AFTER_KILL_S = 2.0
 _READ_CHUNK = 64 * 1024
+# --mount-proc: ps and /proc inside show only the command's own processes, the pids it can signal.
 _PID_NAMESPACE_ARGV = (
-    ("unshare", "--pid", "--fork", "--kill-child"),  # as root
-    ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"),  # unprivileged
+    ("unshare", "--pid", "--fork", "--kill-child", "--mount-proc"),  # as root
+    ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc"),  # unprivileged
 )
 
 
