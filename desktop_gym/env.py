@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .actions import Action, ActionOutcome, ActionParseError, ActionSet, execute
+from .actions import Action, ActionLimits, ActionOutcome, ActionParseError, ActionSet, StepAllowance, execute
 from .api_exposure import ApiExposure
 from .backends import Backend, DesktopHandle, make_backend
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
@@ -60,6 +60,10 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             (0 disables; the observation is then taken right after the input is delivered).
         render_mode: ``"rgb_array"`` or None.
         backend_kwargs: keyword arguments for the backend when ``backend`` is a name.
+        action_limits: caps on what one action or step may cost (presses, scroll, clicks, typed
+            characters, actions per step, waiting); ``ActionLimits()`` when None. An action over a
+            cap comes back as ``last_action_error``.
+        max_action_chars: the longest agent text ``step`` accepts (``action_space.max_length``).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -80,6 +84,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         settle_timeout: float = 1.0,
         render_mode: str | None = None,
         backend_kwargs: dict[str, Any] | None = None,
+        action_limits: ActionLimits | None = None,
+        max_action_chars: int = 64 * 1024,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
@@ -104,7 +110,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self.render_mode = render_mode
         width, height = self.backend.screen_size
         self.observation_space = observation_space(width, height, self.observation_parts)
-        self.action_space = Unicode(max_length=64 * 1024)
+        self.action_space = Unicode(max_length=max_action_chars)
+        self.action_limits = action_limits or ActionLimits()
         self._handle: DesktopHandle | None = None
         self._client: GuestClient | None = None
         self._ctx: TaskContext | None = None
@@ -198,7 +205,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         info: dict[str, Any] = {"step": self._steps}
         outcome = self._act(action)
         info["action_error"] = outcome.error
-        crash = self._detect_crash() or self._settle_or_crash()
+        # An app killed by this action may still look alive right after it: look again once settled.
+        crash = self._detect_crash() or self._settle_or_crash() or self._detect_crash()
         terminated = outcome.terminal
         truncated = not terminated and (crash is not None or self._steps >= self._step_budget())
         reward = 0.0
@@ -224,10 +232,19 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
 
     def _act(self, action: str | Action | dict[str, Any]) -> ActionOutcome:
         assert self._client is not None
+        if isinstance(action, str) and not self.action_space.contains(action):
+            return ActionOutcome(
+                error=f"the action text is {len(action)} characters long; at most {self.action_space.max_length} "
+                "are accepted"
+            )
+        allowance = StepAllowance(self.action_limits)
         try:
             actions = self.exposure.parser.coerce(action)
+            allowance.check_count(len(actions))
         except ActionParseError as error:
             return ActionOutcome(result=None, error=str(error), terminal=False, success=None)
+        except ValueError as error:  # over the actions-per-step cap (LimitError)
+            return ActionOutcome(error=str(error))
         results: list[str] = []
         outcome = ActionOutcome(result=None, error=None, terminal=False, success=None)
         for index, typed in enumerate(actions):
@@ -236,7 +253,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             if refusal is not None:
                 outcome = ActionOutcome(error=refusal)
                 break
-            outcome = execute(typed, self._client, self._client.screen_size())
+            outcome = execute(typed, self._client, self._client.screen_size(), allowance=allowance)
             if outcome.result:
                 results.append(outcome.result)
             if outcome.error or outcome.terminal:
