@@ -18,7 +18,10 @@ from .actions import Action, ActionLimits, ActionOutcome, ActionParseError, Acti
 from .api_exposure import ApiExposure
 from .backends import Backend, DesktopHandle, make_backend
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
+from .guest.client import WIPE_HOME_COMMAND as _WIPE_HOME  # noqa: F401 - old name; use clear_session
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
+from .polling import wait_while
+from .reset_recovery import DEFAULT_RESET_ATTEMPTS, check_attempts, set_up_with_retries
 from .settle import wait_until_desktop_settles
 from .spaces import OBSERVATION_KEYS, Unicode, observation_space
 from .tasks import Task, TaskContext, get_task
@@ -35,7 +38,6 @@ DEFAULT_OBSERVATION = (
 )
 OFFICE_APPS = ("calc", "writer", "impress")
 SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
-_WIPE_HOME = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +'
 
 
 class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
@@ -64,6 +66,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             characters, actions per step, waiting); ``ActionLimits()`` when None. An action over a
             cap comes back as ``last_action_error``.
         max_action_chars: the longest agent text ``step`` accepts (``action_space.max_length``).
+        reset_attempts: how many times ``reset`` tries to set the episode up (killing the apps, then
+            restarting the desktop in between) before it raises one ``ResetFailedError``.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -86,6 +90,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         backend_kwargs: dict[str, Any] | None = None,
         action_limits: ActionLimits | None = None,
         max_action_chars: int = 64 * 1024,
+        reset_attempts: int = DEFAULT_RESET_ATTEMPTS,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
@@ -112,6 +117,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self.observation_space = observation_space(width, height, self.observation_parts)
         self.action_space = Unicode(max_length=max_action_chars)
         self.action_limits = action_limits or ActionLimits()
+        self.reset_attempts = check_attempts(reset_attempts)
         self._handle: DesktopHandle | None = None
         self._client: GuestClient | None = None
         self._ctx: TaskContext | None = None
@@ -150,19 +156,16 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         if task_id != self.task_id or self._task is None:
             self._task, self.task_id = get_task(task_id), task_id
         task = self._task
-        fresh = self._handle is None
-        client = self._ensure_desktop()
-        if not fresh and getattr(self.backend, "reset_mode", "restart_apps") != "restart_apps":
-            client = self._restore_desktop()
-        try:
-            client.kill_apps()
-            client.exec(_WIPE_HOME, shell=True, timeout=30)
-        except GuestUnavailableError:
-            client = self._restart_desktop()
-        params = task.sample_params(self.np_random)
-        params.update(options.get("params", {}))
-        self._ctx = TaskContext(client=client, rng=self.np_random, params=params)
-        task.setup(self._ctx)
+        self._episode_active = False
+        rng_state = self.np_random.bit_generator.state
+
+        def set_up() -> dict[str, Any]:
+            self.np_random.bit_generator.state = rng_state  # every try sets up the same task, byte for byte
+            return self._set_up_episode(task, options)
+
+        params, attempts = set_up_with_retries(
+            set_up, self._recover_failed_setup, self.reset_attempts, f"reset of task {task_id}"
+        )
         self._steps = 0
         self._episode_active = True
         self._instruction = task.instruction(params)
@@ -174,8 +177,36 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             "params": params,
             "max_steps": self._step_budget(),
             "reset_seconds": time.perf_counter() - started,
+            "setup_attempts": attempts,
         }
         return observation, info
+
+    def _set_up_episode(self, task: Task, options: dict[str, Any]) -> dict[str, Any]:
+        """Clean (or restore) the desktop, sample the parameters and run the task's setup."""
+        fresh = self._handle is None
+        client = self._ensure_desktop()
+        if not fresh and getattr(self.backend, "reset_mode", "restart_apps") != "restart_apps":
+            client = self._restore_desktop()
+        try:
+            client.clear_session()
+        except GuestUnavailableError:
+            client = self._restart_desktop()
+        params = task.sample_params(self.np_random)
+        params.update(options.get("params", {}))
+        self._ctx = TaskContext(client=client, rng=self.np_random, params=params)
+        task.setup(self._ctx)
+        return params
+
+    def _recover_failed_setup(self, attempt: int) -> str:
+        """After a failed setup: kill the apps first; from the second failure on, restart the desktop."""
+        if attempt == 1 and self._client is not None and self._handle is not None and self._handle.is_alive():
+            try:
+                self._client.kill_apps()
+                return "killed the apps"
+            except GuestError:
+                pass
+        self._restart_desktop()
+        return "restarted the desktop"
 
     def _restore_desktop(self) -> GuestClient:
         """Let the backend restore its initial desktop (recreate a container, load a VM snapshot)."""
@@ -281,10 +312,25 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             return f"the guest agent stopped answering: {error}"
         dead = sorted({info.app for info in apps if info.app in self._task.apps and not info.alive})
         if dead and not any(info.alive for info in apps if info.app in dead):
-            if not self._handle.is_alive():  # the apps died because the display went away under them
+            if not self._display_answers():  # the apps died because the display went away under them
                 return "the desktop died (display server or guest agent exited)"
             return f"app {', '.join(dead)} exited during the episode"
         return None
+
+    def _display_answers(self) -> bool:
+        """Whether the X server answers a round trip now (through the guest's own connection).
+
+        Deterministic where the X server's process state is not: its clients see the display
+        close before the process can be seen to exit.
+        """
+        assert self._handle is not None and self._client is not None
+        if not self._handle.is_alive():
+            return False
+        try:
+            self._client.windows()
+            return True
+        except GuestError:
+            return False
 
     def _verify(self) -> VerifierResult:
         assert self._task is not None and self._ctx is not None
@@ -303,15 +349,15 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         idle; its modified flag clears when the file is written. An episode whose document was never
         saved pays at most ``SAVE_GRACE_S`` here.
         """
-        assert self._client is not None
+        client = self._client
+        assert client is not None
         deadline = time.monotonic() + SAVE_GRACE_S
         try:
-            offices = sorted({info.app for info in self._client.apps() if info.alive and info.app in OFFICE_APPS})
+            offices = sorted({info.app for info in client.apps() if info.alive and info.app in OFFICE_APPS})
             for app in offices:
-                while self._client.app_info(app, max_chars=0, check_modified=True)["modified"]:
-                    if time.monotonic() > deadline:
-                        return
-                    time.sleep(0.05)
+                modified = lambda app=app: client.app_info(app, max_chars=0, check_modified=True)["modified"]  # noqa: E731
+                if not wait_while(modified, deadline - time.monotonic(), interval=0.05):
+                    return
         except GuestError:
             return  # an app that died or hangs: the verifier reads whatever was written
 
@@ -327,9 +373,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         except GuestError as error:
             # A display killed a moment ago may still look alive: give its death a bounded moment to show.
             assert self._handle is not None
-            deadline = time.monotonic() + 2.0
-            while self._handle.is_alive() and time.monotonic() < deadline:
-                time.sleep(0.01)
+            wait_while(self._handle.is_alive, 2.0, interval=0.01)
             return self._detect_crash() or f"the desktop stopped answering: {error}"
 
     # ------------------------------------------------------------------ observing
