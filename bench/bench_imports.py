@@ -89,12 +89,10 @@ def main() -> None:
         print(statement)
         for key, unit in (("seconds", "s"), ("importtime_s", "s, with startup"), ("modules", ""), ("rss_mib", "MiB")):
             ratio = after[key] / before[key] if before[key] else float("nan")
-            print(
-                f"  {key + (' (' + unit + ')' if unit else ''):<32}{before[key]:>12.3f}{after[key]:>12.3f}{ratio:>14.2f}"
-            )
-        print(
-            f"  {'host-side modules imported':<32}{len(before['heavy']):>12}{len(after['heavy']):>12}   {after['heavy']}"
-        )
+            label = f"{key} ({unit})" if unit else key
+            print(f"  {label:<32}{before[key]:>12.3f}{after[key]:>12.3f}{ratio:>14.2f}")
+        heavy_before, heavy_after = len(before["heavy"]), len(after["heavy"])
+        print(f"  {'host-side modules imported':<32}{heavy_before:>12}{heavy_after:>12}   {after['heavy']}")
 
 
 if __name__ == "__main__":
