@@ -48,7 +48,7 @@ class RequestError(ValueError):
 def create_app(
     model: Any, tokenizer: Any, *, served_name: str = DEFAULT_MODEL_NAME, limits: ServerLimits | None = None
 ) -> Any:
-    """The ASGI app (FastAPI) serving ``model``.
+    """The ASGI app (Starlette) serving ``model``.
 
     Args:
         model: a transformers causal LM.
@@ -56,21 +56,21 @@ def create_app(
         served_name: the model id listed by ``/v1/models`` and echoed in answers.
         limits: request bounds.
     """
-    from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse, StreamingResponse
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, StreamingResponse
+    from starlette.routing import Route
 
     bounds = limits or ServerLimits()
-    app = FastAPI(title="desktop-gym local LLM endpoint")
 
-    @app.get("/v1/models")
-    def list_models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": served_name, "object": "model", "owned_by": "desktop-gym"}]}
+    async def list_models(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {"object": "list", "data": [{"id": served_name, "object": "model", "owned_by": "desktop-gym"}]}
+        )
 
-    @app.get("/health")
-    def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
 
-    @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Any:
         raw = await request.body()
         if len(raw) > bounds.max_prompt_chars * 4:
@@ -80,18 +80,24 @@ def create_app(
             if not isinstance(body, dict):
                 raise RequestError("the request body must be a JSON object")
             answer = await _run_in_thread(lambda: complete(model, tokenizer, body, served_name, bounds))
-        except (RequestError, json.JSONDecodeError) as error:
+        except (RequestError, json.JSONDecodeError, UnicodeDecodeError) as error:
             return _error(str(error))
         if body.get("stream"):
             return StreamingResponse(_stream(answer), media_type="text/event-stream")
         return JSONResponse(answer)
 
-    def _error(message: str) -> Any:
+    def _error(message: str) -> JSONResponse:
         return JSONResponse(
             {"error": {"message": message, "type": "invalid_request_error", "code": None}}, status_code=400
         )
 
-    return app
+    return Starlette(
+        routes=[
+            Route("/v1/models", list_models, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+            Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        ]
+    )
 
 
 async def _run_in_thread(call: Any) -> Any:
