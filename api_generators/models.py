@@ -58,6 +58,8 @@ class TestOutcome:
         seconds: Its run time.
     """
 
+    __test__ = False  # not a pytest test class
+
     name: str
     passed: bool
     error: str = ""

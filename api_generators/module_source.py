@@ -34,6 +34,6 @@ def tool_module(target: AppTarget, methods: list[str], doc: str, class_doc: str 
     )
 
 
-def test_module(tests: list[str]) -> str:
+def cases_module(tests: list[str]) -> str:
     """One module holding the given test sources (their own imports kept), for the sandbox runner."""
     return TEST_PRELUDE + "\n\n" + "\n\n\n".join(source.strip("\n") for source in tests) + "\n"

@@ -142,7 +142,7 @@ def _dedent_def(block: str) -> str:
     return "\n".join(line[cut:] for line in lines)
 
 
-def test_source(text: str) -> tuple[str, list[str]]:
+def parse_test_functions(text: str) -> tuple[str, list[str]]:
     """The tests from a reply: every ``def test_*`` of its Python blocks, with their imports.
 
     Returns:

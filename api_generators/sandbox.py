@@ -14,6 +14,7 @@ without finishing), ``forbidden`` (wrote outside the home, started a process), `
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,7 @@ DEFAULT_TEST_TIMEOUT_S = 10.0
 DEFAULT_RUN_TIMEOUT_S = 90.0
 APP_START_TIMEOUT_S = 30.0
 MAX_STDERR_CHARS = 800
+_ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
 
 
 class SandboxError(RuntimeError):
@@ -139,8 +141,8 @@ class Sandbox:
         if not any(app.app == self.target.app and app.alive for app in self.client.apps()):
             self._open_app()
 
-    def run(self, module_source: str, tests_source: str) -> SandboxRun:
-        """Run ``tests_source`` against the tool class in ``module_source`` inside the desktop.
+    def run(self, module_source: str, parse_test_functions: str) -> SandboxRun:
+        """Run ``parse_test_functions`` against the tool class in ``module_source`` inside the desktop.
 
         Raises:
             SandboxError: the desktop died (not a verdict on the candidate).
@@ -153,7 +155,7 @@ class Sandbox:
         try:
             self._ensure_app()
             candidate = self.client.put_file(f"{folder}/candidate.py", module_source.encode("utf-8"))
-            tests = self.client.put_file(f"{folder}/tests.py", tests_source.encode("utf-8"))
+            tests = self.client.put_file(f"{folder}/tests.py", parse_test_functions.encode("utf-8"))
             runner = self.client.put_file(f"{folder}/runner.py", RUNNER_SOURCE.read_bytes())
             result_path = f"{folder}/result.jsonl"
             command = [
@@ -177,6 +179,21 @@ class Sandbox:
                 break  # the last line was cut by a kill
         run = verdict_of(events, result.returncode, result.timed_out, self.run_timeout_s, result.stderr)
         run.seconds = time.monotonic() - started
+        return self._portable(run)
+
+    def _portable(self, run: SandboxRun) -> SandboxRun:
+        """Errors without what differs between sandboxes (the home's path, object addresses).
+
+        They go into repair prompts: the same failure must give the same prompt, or a recording
+        (and the content-hash cache) could not answer it.
+        """
+
+        def clean(text: str) -> str:
+            return _ADDRESS.sub("0x...", text.replace(self.home, "~"))
+
+        run.reason = clean(run.reason)
+        for outcome in run.outcomes:
+            outcome.error = clean(outcome.error)
         return run
 
     def close(self) -> None:

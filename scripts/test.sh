@@ -12,6 +12,7 @@ HEAVY_STAGES=(
   "train|420|stage_train"
   "adapters|900|stage_adapters"
   "browser|300|stage_browser"
+  "apigen|240|stage_apigen"
 )
 status=0
 summary=()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..models import FunctionSpec, SandboxRun
-from ..module_source import test_module, tool_module
+from ..module_source import cases_module, tool_module
 from ..sandbox import Sandbox
 
 
@@ -12,4 +12,4 @@ def execute(sandbox: Sandbox, spec: FunctionSpec, code: str, tests: str) -> Sand
     module = tool_module(
         sandbox.target, [code], f"Candidate for {sandbox.target.tool_class}.{spec.name} (sandbox run)."
     )
-    return sandbox.run(module, test_module([tests]))
+    return sandbox.run(module, cases_module([tests]))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..models import FunctionResult
-from ..module_source import test_module, tool_module
+from ..module_source import cases_module, tool_module
 from ..targets import APPS_DIR, AppTarget
 from .analyse import existing_method
 
@@ -111,7 +111,7 @@ def register(
     module.write_text(tool_module(target, [r.code for r in accepted], doc), encoding="utf-8")
     cases.write_text(
         f'"""Tests of {target.tool_class}, generated with it (test_generated_{target.module_name}.py runs them)."""\n\n'
-        + test_module([r.tests for r in accepted]),
+        + cases_module([r.tests for r in accepted]),
         encoding="utf-8",
     )
     for path in (module, cases):

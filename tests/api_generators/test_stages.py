@@ -1,0 +1,132 @@
+"""The stages without a desktop: task references, analysis against the registry, dedup, registration, report."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from desktop_gym.api_generators import prompting
+from desktop_gym.api_generators.llm import RecordingClient
+from desktop_gym.api_generators.models import FunctionResult, FunctionSpec, RoundResult, SandboxRun, TestOutcome
+from desktop_gym.api_generators.pipeline import PipelineRun
+from desktop_gym.api_generators.report import write_report
+from desktop_gym.api_generators.stages.analyse import TaskReferenceError, analyse, example_tasks, existing_method
+from desktop_gym.api_generators.stages.register import REGISTRY_PATH, add_registry_entry, deduplicate
+from desktop_gym.api_generators.targets import AppTarget, UnknownTargetError, get_target
+
+RECORDING = Path(__file__).resolve().parents[2] / "api_generators" / "recordings" / "editor_claude.json"
+TARGET = get_target("editor")
+
+
+def test_example_tasks_from_ids_and_free_text():
+    tasks = example_tasks(["os.editor_fix_config", "text:Sort the lines.", "text:Save it."])
+    assert tasks[0].ref == "os.editor_fix_config" and "port setting to" in tasks[0].instruction
+    assert [t.ref for t in tasks[1:]] == ["text:1", "text:2"] and tasks[1].instruction == "Sort the lines."
+    with pytest.raises(TaskReferenceError, match="no.such_task"):
+        example_tasks(["no.such_task"])
+    with pytest.raises(TaskReferenceError, match="at least one"):
+        example_tasks([])
+
+
+def test_unknown_target_names_the_targets():
+    with pytest.raises(UnknownTargetError, match="targets: editor"):
+        get_target("paint")
+
+
+def test_prompts_fill_every_field_and_name_a_missing_one():
+    messages = prompting.messages("repair", tool_class="T", library="L", code="C", tests="X", feedback="F", round=1)
+    assert [m["role"] for m in messages] == ["system", "user"] and "round 1" in messages[1]["content"]
+    with pytest.raises(prompting.PromptError, match="'feedback'"):
+        prompting.messages("repair", tool_class="T", library="L", code="C", tests="X", round=1)
+
+
+def test_analysis_from_the_recording_reuses_the_registry():
+    client = RecordingClient(RECORDING)
+    specs, _ = analyse(client, TARGET, example_tasks(json.loads(RECORDING.read_text())["tasks"]))
+    assert client.drifted == []  # the committed recording answers exactly these prompts
+    by_name = {spec.name: spec for spec in specs}
+    assert by_name["read_text_file"].reuse == "OSTools.read_text_file"
+    assert not by_name["set_config_value"].reuse and "os.editor_fix_config" in by_name["set_config_value"].tasks
+    assert by_name["replace_text"].header() == "def replace_text(self, old: str, new: str, count: int = 0) -> str:"
+
+
+def test_existing_method_matches_name_and_parameters_in_other_classes():
+    same = FunctionSpec("read_text_file", "path: str, max_chars: int = 20000", "str", "Read.")
+    other_params = FunctionSpec("read_text_file", "name: str", "str", "Read.")
+    own_class = FunctionSpec("save", "", "str", "Save.")  # EditorTools.save: the target's own class is replaced
+    assert existing_method(TARGET, same) == "OSTools.read_text_file"
+    assert existing_method(TARGET, other_params) == ""
+    assert existing_method(TARGET, own_class) == ""
+
+
+def test_deduplicate_drops_registry_duplicates_and_repeats():
+    def accepted(name, signature):
+        return FunctionResult(FunctionSpec(name, signature, "str", "Doc."), status="accepted")
+
+    results = [
+        accepted("append_line", "text: str"),
+        accepted("append_line", "text: str"),
+        accepted("read_text_file", "path: str, max_chars: int = 20000"),
+        FunctionResult(FunctionSpec("sort_lines", "", "str", "Doc."), status="rejected"),
+    ]
+    kept = deduplicate(TARGET, results)
+    assert [r.spec.name for r in kept] == ["append_line"]
+    assert results[1].status == "duplicate" and "earlier accepted" in results[1].reason
+    assert results[2].status == "duplicate" and "OSTools.read_text_file" in results[2].reason
+    assert results[3].status == "rejected"
+
+
+def test_registry_entry_is_added_once_with_a_sorted_import(tmp_path):
+    registry = tmp_path / "registry.py"
+    shutil.copyfile(REGISTRY_PATH, registry)
+    text = (
+        registry.read_text()
+        .replace("from .editor import EditorTools\n", "")
+        .replace('    "editor": EditorTools,\n', "")
+    )
+    registry.write_text(text)
+    target = AppTarget(**{**TARGET.__dict__, "app": "notes", "tool_class": "NotesTools", "module_name": "notes"})
+    assert add_registry_entry(target, registry)
+    assert not add_registry_entry(target, registry)
+    lines = registry.read_text().splitlines()
+    imports = [line for line in lines if line.startswith("from .") and " import " in line and "(" not in line]
+    assert "from .notes import NotesTools" in imports
+    assert lines.index("from .notes import NotesTools") == lines.index("from .os_tools import OSTools") - 1
+    table = lines[lines.index("TOOL_CLASSES: dict[str, type] = {") :]
+    assert table[table.index("}") - 1] == '    "notes": NotesTools,'
+    compile(registry.read_text(), str(registry), "exec")
+
+
+def test_report_shows_each_round_and_the_numbers(tmp_path):
+    spec = FunctionSpec("replace_text", "old: str, new: str", "str", "Replace.", ("text:1",))
+    failed = SandboxRun([TestOutcome("test_all", False, "assertion failed: assert 'a' == 'b'")], "failed", "1 of 1")
+    result = FunctionResult(
+        spec,
+        tests="def test_all(editor): ...",
+        status="accepted",
+        reason="passed in round 1",
+        seconds=2.0,
+        tokens=10,
+        rounds=[
+            RoundResult(0, "def replace_text(self): 0", failed),
+            RoundResult(1, "def replace_text(self): 1", SandboxRun(verdict="passed")),
+        ],
+    )
+    rejected = FunctionResult(
+        FunctionSpec("undo", "", "str", "Undo."),
+        status="rejected",
+        reason="still hung",
+        rounds=[RoundResult(0, "def undo(self): ...", SandboxRun(verdict="hung", reason="killed"))],
+    )
+    run = PipelineRun(TARGET, "recording:x", example_tasks(["text:Replace."]), [result, rejected])
+    numbers = write_report(run, tmp_path)
+    assert numbers["acceptance_rate"] == 0.5 and numbers["mean_repair_rounds"] == 0.5
+    markdown = (tmp_path / "report.md").read_text()
+    assert "### Round 0: failed" in markdown and "assert 'a' == 'b'" in markdown and "### Round 1: passed" in markdown
+    assert "| `undo` | rejected |" in markdown
+    page = (tmp_path / "report.html").read_text()
+    assert "<h3>Round 1: passed</h3>" in page and "&#x27;a&#x27; == &#x27;b&#x27;" in page
+    assert json.loads((tmp_path / "report.json").read_text())["functions"][0]["repair_rounds"] == 1
