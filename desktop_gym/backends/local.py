@@ -21,6 +21,7 @@ import uuid
 from pathlib import Path
 
 from ..polling import poll_until
+from . import reaper as session_reaper
 from .base import Backend, BackendError, DesktopHandle
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
@@ -56,20 +57,7 @@ def _read_line(fd: int, deadline: float, what: str) -> str:
     return data.decode().strip()
 
 
-def processes_with_marker(session_id: str) -> list[int]:
-    """Pids of live processes whose environment carries ``DESKTOP_GYM_SESSION=<session_id>``."""
-    needle = f"{SESSION_ENV_MARKER}={session_id}".encode()
-    pids = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = Path(entry.path, "environ").read_bytes()
-        except OSError:
-            continue  # gone, or another user's process
-        if needle in environ.split(b"\0"):
-            pids.append(int(entry.name))
-    return pids
+processes_with_marker = session_reaper.session_pids
 
 
 def _running(pid: int) -> bool:
@@ -114,6 +102,8 @@ class LocalBackend(Backend):
         self._requested_workdir = Path(workdir) if workdir is not None else None
         self._procs: dict[str, subprocess.Popen] = {}
         self._dbus_stdout: int | None = None
+        self._reaper: subprocess.Popen | None = None
+        self._reaper_fd: int | None = None  # write end of the reaper's pipe: only this process holds it
         self._handle: DesktopHandle | None = None
         self.session_id: str | None = None
         self.workdir: Path | None = None
@@ -129,13 +119,19 @@ class LocalBackend(Backend):
             TimeoutError: a component did not become ready within ``startup_timeout``.
         """
         self.session_id = uuid.uuid4().hex
+        # Sessions whose owner died (and whose reaper died too) are swept before a new one starts.
+        if self._requested_workdir is not None:
+            session_reaper.clean_stale_sessions(self._requested_workdir, "session-")
+        else:
+            session_reaper.clean_stale_sessions(Path(tempfile.gettempdir()))
         if self._requested_workdir is not None:
             self.workdir = self._requested_workdir / f"session-{self.session_id[:8]}"
             self.workdir.mkdir(parents=True)
         else:
             self.workdir = Path(tempfile.mkdtemp(prefix="desktop-gym-"))
         home, logs, runtime = self.workdir / "home", self.workdir / "logs", self.workdir / "run"
-        for folder in (home, logs, runtime):
+        tmp = self.workdir / "tmp"  # TMPDIR: LibreOffice's lu*.tmp folders go here, removed with the session
+        for folder in (home, logs, runtime, tmp):
             folder.mkdir(mode=0o700)
         env = {k: v for k, v in os.environ.items() if k not in HOST_SESSION_VARIABLES}
         user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -145,6 +141,7 @@ class LocalBackend(Backend):
                 SESSION_ENV_MARKER: self.session_id,
                 "HOME": str(home),
                 "XDG_RUNTIME_DIR": str(runtime),
+                "TMPDIR": str(tmp),
                 "SAL_USE_VCLPLUGIN": "gtk3",
                 "ACCESSIBILITY_ENABLED": "1",
             }
@@ -153,6 +150,8 @@ class LocalBackend(Backend):
         deadline = lambda: time.monotonic() + self.startup_timeout  # noqa: E731
 
         self.display = self._start_xvfb(env, logs, deadline())
+        session_reaper.write_owner_file(self.workdir, self.session_id, self.display)
+        self._start_reaper()
         env["DISPLAY"] = self.display
         env["DBUS_SESSION_BUS_ADDRESS"] = self._start_dbus(env, logs, deadline())
         self._spawn("openbox", ["openbox", "--sm-disable"], env, logs)
@@ -255,7 +254,14 @@ class LocalBackend(Backend):
     def _start_dbus(self, env: dict[str, str], logs: Path, deadline: float) -> str:
         proc = self._spawn(
             "dbus",
-            ["dbus-daemon", "--session", "--nofork", "--print-address"],
+            # The bus socket lives in the session's run/ folder (not /tmp/dbus-*), removed with it.
+            [
+                "dbus-daemon",
+                "--session",
+                "--nofork",
+                "--print-address",
+                f"--address=unix:path={env['XDG_RUNTIME_DIR']}/bus",
+            ],
             env,
             logs,
             stdout=subprocess.PIPE,
@@ -266,6 +272,33 @@ class LocalBackend(Backend):
             return _read_line(self._dbus_stdout, deadline, "dbus-daemon to print its address")
         except BackendError as exc:
             raise BackendError(f"{exc}; dbus log: {self._log_tail('dbus')!r}") from None
+
+    def _start_reaper(self) -> None:
+        """Start the process that kills this session if this one dies without closing it."""
+        assert self.workdir is not None and self.session_id is not None
+        read_fd, self._reaper_fd = os.pipe()
+        env = {k: v for k, v in os.environ.items() if k != SESSION_ENV_MARKER}
+        argv = [self.python, session_reaper.__file__, "--fd", str(read_fd), "--session", self.session_id]
+        argv += ["--workdir", str(self.workdir), "--display", self.display or ""]
+        if self._requested_workdir is None:
+            argv.append("--remove-workdir")
+        try:
+            self._reaper = subprocess.Popen(
+                argv, env=env, stdin=subprocess.DEVNULL, pass_fds=(read_fd,), start_new_session=True
+            )
+        finally:
+            os.close(read_fd)
+
+    def _stop_reaper(self) -> None:
+        if self._reaper_fd is not None:
+            session_reaper.notify_closed(self._reaper_fd)
+            self._reaper_fd = None
+        if self._reaper is not None:
+            try:
+                self._reaper.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                self._reaper.kill()
+            self._reaper = None
 
     def _wait_for_window_manager(self, deadline: float) -> None:
         from Xlib import X
@@ -361,8 +394,11 @@ class LocalBackend(Backend):
             if proc.stdout is not None:
                 proc.stdout.close()
         self._procs.clear()
+        session_reaper.remove_x_display_files(self.display)
+        session_reaper.remove_stale_office_pipes()
         if self.workdir is not None and self._requested_workdir is None:
             shutil.rmtree(self.workdir, ignore_errors=True)
+        self._stop_reaper()
         if survivors:
             raise BackendError(f"session {self.session_id} processes {sorted(set(survivors))} survived SIGKILL")
 

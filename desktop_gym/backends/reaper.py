@@ -1,0 +1,207 @@
+"""Desktops never outlive their owner: a reaper per local session, and a sweep of what dead owners left.
+
+``LocalBackend`` starts this file as a script (stdlib only, so it starts fast and imports nothing
+of the package) with the read end of a pipe whose write end only the owner holds. When the owner
+closes the session it writes one byte and the reaper exits; when the owner dies (even by
+SIGKILL) the kernel closes the pipe, the reaper reads end-of-file, and it kills every process
+carrying the session marker, removes the session's workdir and its X socket. The next session
+start also sweeps leftovers whose owner and reaper are both gone (:func:`clean_stale_sessions`),
+and LibreOffice's ``/tmp/OSL_PIPE_*`` sockets that nobody listens on any more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
+OWNER_FILE = "owner.json"
+WORKDIR_PREFIX = "desktop-gym-"
+SHM_FRAME_GLOB = "desktop-gym-frame-*"
+STALE_FRAME_AGE_S = 60.0
+_CLOSE_NORMALLY = b"c"
+
+
+def session_pids(session_id: str) -> list[int]:
+    """Pids of live processes whose environment carries ``DESKTOP_GYM_SESSION=<session_id>``."""
+    needle = f"{SESSION_ENV_MARKER}={session_id}".encode()
+    pids = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = Path(entry.path, "environ").read_bytes()
+        except OSError:
+            continue  # gone, or another user's process
+        if needle in environ.split(b"\0"):
+            pids.append(int(entry.name))
+    return pids
+
+
+def kill_session(session_id: str, timeout: float = 5.0) -> list[int]:
+    """SIGKILL every process of the session until none is left or ``timeout``; returns the survivors."""
+    deadline = time.monotonic() + timeout
+    while pids := session_pids(session_id):
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if time.monotonic() > deadline:
+            return pids
+        time.sleep(0.01)
+    return []
+
+
+def start_time(pid: int) -> int | None:
+    """The start time of ``pid`` in clock ticks after boot (tells a live owner from a reused pid)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return None if fields[0] in "ZX" else int(fields[19])
+
+
+def write_owner_file(workdir: Path, session_id: str, display: str | None) -> None:
+    """Record who owns the session, so a later start can tell whether it was abandoned."""
+    owner = {"pid": os.getpid(), "start_time": start_time(os.getpid()), "session": session_id, "display": display}
+    (workdir / OWNER_FILE).write_text(json.dumps(owner))
+
+
+def remove_x_display_files(display: str | None) -> None:
+    """Remove a dead X server's socket and lock file (Xvfb leaves them when SIGKILLed)."""
+    if not display or not display.startswith(":") or not display[1:].isdigit():
+        return
+    number = display[1:]
+    lock = Path(f"/tmp/.X{number}-lock")
+    try:
+        pid = int(lock.read_text().strip())
+    except (OSError, ValueError):
+        pid = None
+    if pid is not None and start_time(pid) is not None:
+        return  # an X server still runs there (perhaps a new one on the same number)
+    for path in (Path(f"/tmp/.X11-unix/X{number}"), lock):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def remove_stale_office_pipes(folder: Path = Path("/tmp")) -> int:
+    """Remove ``OSL_PIPE_*`` sockets nobody listens on (each Calc launch leaves some); returns how many."""
+    removed = 0
+    for path in folder.glob("OSL_PIPE_*"):
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(path))
+        except ConnectionRefusedError:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+        except OSError:
+            pass
+        finally:
+            probe.close()
+    return removed
+
+
+def _mapped_frames() -> set[str]:
+    mapped = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                mapped.update(line.rsplit(" ", 1)[-1] for line in Path(entry.path, "maps").read_text().splitlines())
+            except OSError:
+                continue
+    return mapped
+
+
+def remove_stale_frames(folder: Path = Path("/dev/shm")) -> int:
+    """Remove screenshot frames no process maps any more (left by a client killed mid-episode)."""
+    candidates = [p for p in folder.glob(SHM_FRAME_GLOB) if time.time() - _mtime(p) > STALE_FRAME_AGE_S]
+    if not candidates:
+        return 0
+    mapped = _mapped_frames()
+    removed = 0
+    for path in candidates:
+        if str(path) not in mapped:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return time.time()
+
+
+def reap(session_id: str, workdir: Path, display: str | None, remove_workdir: bool) -> None:
+    """Kill the session's processes and remove what it left behind."""
+    kill_session(session_id)
+    remove_x_display_files(display)
+    remove_stale_office_pipes()
+    if remove_workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def clean_stale_sessions(root: Path, prefix: str = WORKDIR_PREFIX) -> list[str]:
+    """Reap every ``<prefix>*`` session folder under ``root`` whose owner is dead; returns their ids."""
+    reaped = []
+    for workdir in root.glob(f"{prefix}*"):
+        try:
+            owner = json.loads((workdir / OWNER_FILE).read_text())
+        except (OSError, ValueError):
+            continue  # not a session, or one still starting
+        if start_time(int(owner["pid"])) == owner.get("start_time"):
+            continue  # its owner is alive
+        reap(str(owner["session"]), workdir, owner.get("display"), remove_workdir=True)
+        reaped.append(str(owner["session"]))
+    remove_stale_frames()
+    return reaped
+
+
+def notify_closed(write_fd: int) -> None:
+    """Tell the reaper the owner closed the session itself (it exits without reaping)."""
+    try:
+        os.write(write_fd, _CLOSE_NORMALLY)
+    except OSError:
+        pass
+    finally:
+        os.close(write_fd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fd", type=int, required=True, help="read end of the owner's pipe")
+    parser.add_argument("--session", required=True)
+    parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--display")
+    parser.add_argument("--remove-workdir", action="store_true")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ctrl+c meant for the owner must not stop the reaper
+    try:
+        message = os.read(args.fd, 1)
+    except OSError:
+        message = b""
+    if message != _CLOSE_NORMALLY:  # end of file: the owner died
+        reap(args.session, args.workdir, args.display, args.remove_workdir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

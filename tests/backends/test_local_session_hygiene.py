@@ -1,0 +1,108 @@
+"""Local desktops leave nothing behind (issue 9): killed owners, per-session TMPDIR and dbus, stale sessions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from desktop_gym.backends import reaper
+from desktop_gym.backends.local import LocalBackend, processes_with_marker
+
+OWNER_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    from desktop_gym.backends.local import LocalBackend
+    backend = LocalBackend()
+    handle = backend.start()
+    print(json.dumps({"session": backend.session_id, "workdir": str(backend.workdir), "display": backend.display}))
+    sys.stdout.flush()
+    time.sleep(600)
+    """
+)
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+
+
+def test_a_desktop_dies_with_its_sigkilled_owner(wait_until) -> None:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER_SCRIPT], stdout=subprocess.PIPE, text=True)
+    try:
+        session = json.loads(owner.stdout.readline())
+        assert processes_with_marker(session["session"]), "the desktop is running"
+    finally:
+        owner.send_signal(signal.SIGKILL)  # a trainer killed without a chance to clean up
+        owner.wait()
+        owner.stdout.close()
+    wait_until(lambda: not processes_with_marker(session["session"]), 20, "the session's processes to die")
+    wait_until(lambda: not Path(session["workdir"]).exists(), 10, "the workdir to be removed")
+    number = session["display"][1:]
+    wait_until(lambda: not Path(f"/tmp/.X11-unix/X{number}").exists(), 10, "the X socket to be removed")
+
+
+@pytest.fixture
+def backend():
+    local = LocalBackend()
+    local.start()
+    yield local
+    local.close()
+
+
+def test_tmpdir_and_the_dbus_socket_are_inside_the_workdir(backend: LocalBackend) -> None:
+    guest_pid = backend.start().info["pids"]["guest"]
+    environ = _environ(guest_pid)
+    assert Path(environ["TMPDIR"]).parent == backend.workdir
+    address = environ["DBUS_SESSION_BUS_ADDRESS"]
+    assert address.startswith(f"unix:path={backend.workdir}/"), address
+    workdir = backend.workdir
+    backend.close()
+    assert not workdir.exists()
+
+
+def test_office_pipes_nobody_listens_on_are_removed(tmp_path: Path) -> None:
+    live = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    live.bind(str(tmp_path / "OSL_PIPE_0_live"))
+    live.listen()
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(tmp_path / "OSL_PIPE_0_dead"))
+    dead.close()  # the file stays, as after a SIGKILLed soffice.bin
+    (tmp_path / "unrelated.sock").touch()
+    try:
+        assert reaper.remove_stale_office_pipes(tmp_path) == 1
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["OSL_PIPE_0_live", "unrelated.sock"]
+    finally:
+        live.close()
+
+
+def test_the_next_start_sweeps_a_session_whose_owner_and_reaper_died(tmp_path: Path, wait_until) -> None:
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    session_id = "stale" + os.urandom(4).hex()
+    leftover = subprocess.Popen(
+        ["sleep", "600"], env={**os.environ, reaper.SESSION_ENV_MARKER: session_id}, start_new_session=True
+    )
+    workdir = tmp_path / "session-deadbeef"
+    workdir.mkdir()
+    (workdir / reaper.OWNER_FILE).write_text(
+        json.dumps({"pid": gone.pid, "start_time": 1, "session": session_id, "display": None})
+    )
+    alive_workdir = tmp_path / "session-alive"
+    alive_workdir.mkdir()
+    reaper.write_owner_file(alive_workdir, "alive-session", None)  # this process owns it
+    try:
+        assert reaper.clean_stale_sessions(tmp_path, "session-") == [session_id]
+        wait_until(lambda: leftover.poll() is not None, 5, "the stale session's process to be killed")
+        assert not workdir.exists() and alive_workdir.exists()
+    finally:
+        if leftover.poll() is None:
+            leftover.kill()
+        leftover.wait()
