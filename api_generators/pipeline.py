@@ -117,6 +117,7 @@ def generate_api(
     repair_rounds: int = DEFAULT_REPAIR_ROUNDS,
     install: bool = False,
     show_progress: bool = True,
+    analysis_client: LLMClient | None = None,
 ) -> PipelineRun:
     """Generate ``app``'s API from example tasks, test it in a sandbox desktop, register what passed.
 
@@ -128,6 +129,8 @@ def generate_api(
         repair_rounds: Repair rounds per function after the first implementation (at most 5).
         install: Also copy the module into the package and add its registry entry.
         show_progress: Show tqdm bars per stage.
+        analysis_client: Another backend for the requirement analysis (default: ``client``), e.g. a
+            recording's analysis with the offline model implementing.
 
     Returns:
         The run (also written as the report).
@@ -141,11 +144,12 @@ def generate_api(
     out = Path(out_dir)
     target = get_target(app)
     started = time.monotonic()
-    run = PipelineRun(target, client.name, example_tasks(task_refs))
+    llm = client.name if analysis_client is None else f"{client.name}; analysis: {analysis_client.name}"
+    run = PipelineRun(target, llm, example_tasks(task_refs))
     try:
         with tqdm(total=1, desc="analyse", disable=not show_progress, leave=True) as bar:
             analysis_started = time.monotonic()
-            specs, reply = analyse(client, target, run.tasks)
+            specs, reply = analyse(analysis_client or client, target, run.tasks)
             run.analysis_seconds, run.analysis_tokens = time.monotonic() - analysis_started, _tokens(reply)
             bar.update(1)
         run.results = [
@@ -166,7 +170,7 @@ def generate_api(
             bar.update(1)
     except ReplyFormatError as exc:
         run.error = f"the analysis reply was unusable: {exc}"
-    run.drifted = list(getattr(client, "drifted", []))
+    run.drifted = [*getattr(client, "drifted", []), *getattr(analysis_client, "drifted", [])]
     run.seconds = time.monotonic() - started
     write_report(run, out)
     return run

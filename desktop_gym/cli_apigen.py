@@ -21,8 +21,18 @@ def cmd_apigen(args: argparse.Namespace) -> int:
         client = make_client(
             args.llm, cache_dir=cache, seal_recording=args.seal_recording, strict_recording=args.strict_recording
         )
-        tasks = args.tasks if args.tasks is not None else list(getattr(client, "data", {}).get("tasks", []))
-        run = generate_api(args.app, tasks, client, out, repair_rounds=args.repair_rounds, install=args.install)
+        analysis = make_client(args.analysis_llm, cache_dir=cache) if args.analysis_llm else None
+        recorded = getattr(analysis, "data", None) or getattr(client, "data", None) or {}
+        tasks = args.tasks if args.tasks is not None else list(recorded.get("tasks", []))
+        run = generate_api(
+            args.app,
+            tasks,
+            client,
+            out,
+            repair_rounds=args.repair_rounds,
+            install=args.install,
+            analysis_client=analysis,
+        )
     except (LLMError, TaskReferenceError, UnknownTargetError, ValueError) as exc:
         print(f"desktop-gym apigen: {exc}")
         return 2
@@ -50,6 +60,9 @@ def add_apigen_commands(sub: Any) -> None:
         "--llm",
         default=os.environ.get("DESKTOP_GYM_APIGEN_LLM", "offline"),
         help="offline | recording:PATH | an OpenAI-compatible URL (http://host:port/v1, '#MODEL' to pick a model)",
+    )
+    apigen.add_argument(
+        "--analysis-llm", default=None, help="another --llm for the requirement analysis (e.g. a recording)"
     )
     apigen.add_argument("--out", required=True, help="folder for the module, its tests and the report")
     apigen.add_argument("--repair-rounds", type=int, default=2, help="repair rounds per function (0-5, default 2)")
