@@ -58,7 +58,8 @@ def table(rows: list[dict]) -> str:
         note = f" ({r['error'][:60]})" if r["error"] else ""
         lines.append(
             f"| {r['backend']} | {r['llm'][:70]} | {r['attempted']} | {r['accepted']}{note} | "
-            f"{r['acceptance_rate']:.0%} | {r['mean_repair_rounds']} | {r['mean_seconds_per_function']} | {r['seconds']} |"
+            f"{r['acceptance_rate']:.0%} | {r['mean_repair_rounds']} | {r['mean_seconds_per_function']} | "
+            f"{r['seconds']} |"
         )
     return "\n".join(lines)
 
