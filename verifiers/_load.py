@@ -11,6 +11,7 @@ import io
 import zipfile
 from typing import Any, Literal
 
+from ._limits import check_package, check_size
 from .result import CheckFailed
 
 Problem = Literal["missing", "unreadable"]
@@ -41,6 +42,14 @@ def require(data: bytes | None, kind: str) -> bytes:
     """``data`` itself, or a ``DocumentError`` saying the ``kind`` file does not exist."""
     if data is None:
         raise DocumentError(f"the {_KIND_NAMES.get(kind, kind)} file does not exist (was it saved?)", "missing")
+    check_size(data, _KIND_NAMES.get(kind, kind))
+    return data
+
+
+def require_package(data: bytes | None, kind: str) -> bytes:
+    """``require``, then ``check_package``: a zip document within the parsing bounds (``_limits``)."""
+    data = require(data, kind)
+    check_package(data, _KIND_NAMES.get(kind, kind))
     return data
 
 
@@ -59,8 +68,10 @@ def odf_mimetype(data: bytes) -> str | None:
         return None
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            if archive.getinfo("mimetype").file_size > 200:
+                return None
             return archive.read("mimetype").decode("ascii", "replace").strip()
-    except (zipfile.BadZipFile, KeyError, OSError):
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, EOFError, NotImplementedError, RuntimeError):
         return None
 
 
@@ -92,7 +103,7 @@ def open_xlsx(data: bytes | None, *, formulas: bool = False) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require(data, "xlsx")
+    data = require_package(data, "xlsx")
     try:
         return _xlsx(data, not formulas)
     except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable workbook"
@@ -112,7 +123,7 @@ def open_docx(data: bytes | None) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require(data, "docx")
+    data = require_package(data, "docx")
     try:
         return _docx(data)
     except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable document"
@@ -132,7 +143,7 @@ def open_pptx(data: bytes | None) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require(data, "pptx")
+    data = require_package(data, "pptx")
     try:
         return _pptx(data)
     except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable presentation"
@@ -152,7 +163,7 @@ def open_odf(data: bytes | None, kind: str) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require(data, kind)
+    data = require_package(data, kind)
     try:
         return _odf(data)
     except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable document"
@@ -167,7 +178,7 @@ def guarded_read(kind: str, read: Any, *args: Any) -> Any:
     """
     try:
         return read(*args)
-    except DocumentError:
+    except CheckFailed:
         raise
     except Exception as error:  # noqa: BLE001 - a malformed part means "not a readable document"
         raise unreadable(kind, error) from error

@@ -14,7 +14,7 @@ from typing import Any
 
 from lxml import etree
 
-from ._load import DocumentError, require, unreadable
+from ._load import DocumentError, require_package, unreadable
 
 REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -84,7 +84,7 @@ def open_package(data: bytes | None, kind: str) -> Package:
     Raises:
         DocumentError: missing or not a zip.
     """
-    data = require(data, kind)
+    data = require_package(data, kind)
     try:
         return _package(data)
     except Exception as error:  # noqa: BLE001 - any failure means "not a readable package"

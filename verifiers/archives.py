@@ -8,6 +8,7 @@ import tarfile
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from ._limits import MAX_PACKAGE_ENTRIES, decompress_bounded
 from ._load import DocumentError, require
 from .registry import register_verifier
 from .result import VerifierResult
@@ -36,16 +37,22 @@ def tar_members(data: bytes | None) -> dict[str, tarfile.TarInfo]:
     Raises:
         DocumentError: the file is missing or not a tar archive.
     """
-    data = require(data, "archive")
+    plain = decompress_bounded(require(data, "archive"), "tar archive")
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
-            return {path: info for info in archive.getmembers() if (path := _member_path(info.name))}
+        with tarfile.open(fileobj=io.BytesIO(plain), mode="r:") as archive:
+            members: dict[str, tarfile.TarInfo] = {}
+            for info in archive:
+                if len(members) >= MAX_PACKAGE_ENTRIES:
+                    raise DocumentError(f"the archive has over {MAX_PACKAGE_ENTRIES} members", "unreadable")
+                if path := _member_path(info.name):
+                    members[path] = info
+            return members
     except (tarfile.TarError, EOFError, OSError) as error:
         raise DocumentError(f"the file is not a readable tar archive: {error}", "unreadable") from error
 
 
 def _read_member(data: bytes, name: str) -> bytes | None:
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
+    with tarfile.open(fileobj=io.BytesIO(decompress_bounded(data, "tar archive")), mode="r:") as archive:
         for info in archive.getmembers():
             if _member_path(info.name) == name and info.isfile():
                 handle = archive.extractfile(info)
