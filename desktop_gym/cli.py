@@ -14,6 +14,7 @@ from .cli_eval import add_eval_commands
 from .cli_llm import add_llm_commands
 from .cli_serve import add_serve_commands
 from .cli_tasks import add_tasks_commands
+from .cli_train import add_train_commands
 
 DEFAULT_TASK = "starter.calc_fill_totals"
 
@@ -37,6 +38,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run one episode per seed, print each step and the verdict, record the trajectory."""
     from . import DesktopEnv
     from .recording import TrajectoryRecorder
+    from .train.rollout import well_formed_checker
 
     env = DesktopEnv(task_id=args.task, backend=args.backend)
     failures = 0
@@ -47,7 +49,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"[task ] {info['instruction']}")
             out = Path(args.out) / f"{args.task}-seed{seed}"
             recorder = TrajectoryRecorder(out)
-            recorder.start(observation, info)
+            recorder.start(observation, {**info, "seed": seed}, describe=env.describe())
+            well_formed = well_formed_checker(env)
             policy = _policy(args.agent, env, info)
             done = False
             while not done:
@@ -56,7 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 observation, reward, terminated, truncated, step_info = env.step(action)
                 elapsed = (time.perf_counter() - started) * 1000
                 done = terminated or truncated
-                recorder.record(action, observation, reward, terminated, truncated, step_info)
+                recorder.record(action, observation, reward, terminated, truncated, step_info, well_formed(action))
                 shown = action.replace("\n", " | ")
                 error = f"  error: {observation['last_action_error']}" if observation.get("last_action_error") else ""
                 print(f"[step {step_info['step']:>2}] {shown[:100]}  ({elapsed:.0f} ms){error}")
@@ -136,6 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_llm_commands(sub)  # llm serve
     add_apigen_commands(sub)  # apigen
     add_serve_commands(sub)  # serve, cluster up|status|down
+    add_train_commands(sub)  # train --config FILE | --demo | --bc DIR
     doctor = sub.add_parser("doctor", help="check system dependencies")
     doctor.set_defaults(handler=cmd_doctor)
     image = sub.add_parser("image", help="desktop images for the container backend")

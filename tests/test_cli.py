@@ -26,11 +26,18 @@ def test_run_records_a_replayable_trajectory(tmp_path, capsys):
     assert "[verdict] SUCCESS" in out
     folder = tmp_path / "starter.terminal_write_file-seed0"
     rows = [json.loads(line) for line in (folder / "steps.jsonl").read_text().splitlines()]
-    assert rows[0]["step"] == 0 and "terminal" in rows[0]["instruction"]
-    assert rows[-1]["terminated"] and rows[-1]["info"]["verifier"]["success"]
-    assert all((folder / row["screenshot"]).stat().st_size > 1000 for row in rows)
+    assert rows[0]["kind"] == "header" and "terminal" in rows[0]["instruction"]
+    assert rows[-1]["kind"] == "end" and rows[-1]["success"]
+    steps = [row for row in rows if row["kind"] == "step"]
+    assert steps[-1]["terminated"] and steps[-1]["info"]["verifier"]["success"]
+    assert all((folder / row["screenshot"]).stat().st_size > 1000 for row in steps)
+    assert (folder / "step_000.png").stat().st_size > 1000
     page = (folder / "index.html").read_text()
-    assert page.count("<section>") == len(rows) and "verifier:" in page
+    assert page.count("<section>") == len(steps) + 1 and "verifier:" in page
+    # a second run never overwrites the first trajectory
+    assert main(["run", "--task", "starter.terminal_write_file", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "starter.terminal_write_file-seed0-1" / "steps.jsonl").exists()
+    assert len((folder / "steps.jsonl").read_text().splitlines()) == len(rows)
 
 
 def test_run_null_agent_reports_failure(tmp_path, capsys):

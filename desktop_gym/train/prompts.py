@@ -61,6 +61,8 @@ class PromptConfig:
         max_screenshots: with ``vision``, only the last this many user turns keep their screenshot.
         prefill: the start of the assistant's answer, or None.
         system_role: the first paragraph of the system prompt.
+        actions_text: replaces ``env.describe()`` in the system prompt (a short, task-specific
+            action list keeps prompts small for a small model on a CPU), or None.
     """
 
     parts: tuple[str, ...] = TEXT_PARTS
@@ -72,6 +74,7 @@ class PromptConfig:
     max_screenshots: int = 1
     prefill: str | None = None
     system_role: str = SYSTEM_ROLE
+    actions_text: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("a11y_max_nodes", "app_info_max_chars", "history", "max_history_turns", "max_screenshots"):
@@ -118,8 +121,12 @@ class Policy(Protocol):
 
 
 def system_prompt(describe_text: str, config: PromptConfig = PromptConfig()) -> str:
-    """The system prompt: the role, then the offered actions and APIs (``env.describe()``)."""
-    return f"{config.system_role}\n\n# Actions\n{describe_text.strip()}"
+    """The system prompt: the role, then the offered actions and APIs (``env.describe()``).
+
+    ``config.actions_text``, when set, replaces ``describe_text``.
+    """
+    actions = config.actions_text if config.actions_text is not None else describe_text
+    return f"{config.system_role}\n\n# Actions\n{actions.strip()}"
 
 
 def cut_lines(text: str, max_lines: int) -> str:
