@@ -1,0 +1,53 @@
+"""The learning demo's config: SmolLM2-135M learns ``demo.enter_number`` on CPU in minutes.
+
+Why these choices: one API call solves the task, so an episode is one step (reset ~2-3 s on a
+loaded 2-core machine, the step under 1 s); the prompt lists only that call and prefills
+``CalcTools.set_cell_value(cell="`` so the model's first tokens are the cell; success needs the
+right cell and the value as a number (the untrained model often quotes it as text or picks the
+wrong cell), which gives GRPO groups with mixed rewards from the first iteration.
+"""
+
+from __future__ import annotations
+
+from .config import EnvSection, ModelSection, PromptSection, RLSection, TrainConfig
+from .entropulse import EntropulseConfig
+from .grpo import GRPOConfig
+
+DEMO_ACTIONS = (
+    "CalcTools.set_cell_value(cell: str, value: float | str)\n"
+    '    Write a number or text into one cell, e.g. CalcTools.set_cell_value(cell="B2", value=5)'
+)
+DEMO_ROLE = "You operate LibreOffice Calc. Answer with one line of Python: the call that does the task."
+DEMO_PREFILL = 'CalcTools.set_cell_value(cell="'
+
+
+def demo_config(output: str = "runs/train-demo") -> TrainConfig:
+    """The config ``desktop-gym train --demo`` runs (also in ``configs/train-demo.yaml``)."""
+    return TrainConfig(
+        output=output,
+        env=EnvSection(task_ids=("demo.enter_number",), envs=4, max_steps=1, settle_timeout=0.0),
+        prompt=PromptSection(prefill=DEMO_PREFILL, actions_text=DEMO_ACTIONS, system_role=DEMO_ROLE, history=0),
+        model=ModelSection(temperature=1.0, max_new_tokens=16, max_prompt_tokens=512),
+        rl=RLSection(
+            iterations=10,
+            tasks_per_iteration=4,
+            group_size=8,
+            train_seeds=500,
+            eval_seeds=40,
+            learning_rate=2e-5,
+            micro_batch=16,
+        ),
+        grpo=GRPOConfig(kl_coef=0.02),
+        entropulse=EntropulseConfig(
+            window=2,
+            entropy_drop=0.15,
+            plateau_tolerance=0.1,
+            min_rl_iterations=4,
+            max_rl_iterations=6,
+            sft_steps=6,
+            sft_per_task=2,
+            sft_batch_size=8,
+            sft_learning_rate=1e-5,
+            max_phases=1,
+        ),
+    )

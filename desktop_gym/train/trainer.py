@@ -1,0 +1,427 @@
+"""The built-in trainer: step-level GRPO with Entropulse on torch + transformers, CPU or GPU.
+
+One iteration: sample task instances (Frontier Sampling), collect G episodes of each, give step
+rewards, compute step-level advantages, and update the policy with the clipped objective plus a
+KL term to the reference model. After each RL iteration the Entropulse trigger may switch to an
+SFT phase on successful rollouts (then the reference is reset to the SFT result). Metrics go to
+``<output>/metrics.jsonl`` and ``training.png``; checkpoints to ``<output>/checkpoint``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import TrainConfig, config_dict
+from .entropulse import EntropulseTrigger, sample_sft_steps
+from .grpo import grpo_loss, step_advantages, summarize_groups
+from .metrics import MetricsLog, wilson_interval
+from .model_ops import Sample, batch_tensors, chunks, step_sample, token_logprobs
+from .plots import plot_metrics
+from .prompts import Generation, Messages, PromptConfig
+from .rollout import EpisodeSpec, RolloutCollector, RolloutStats, grouped_episodes
+from .sampling import FrontierSampler
+from .sft import sft_updates
+from .trajectory import Trajectory
+
+
+class VersionedPolicy:
+    """A local model as a ``Policy`` whose generations carry the weights' version."""
+
+    def __init__(self, model: Any, tokenizer: Any, temperature: float, max_new_tokens: int) -> None:
+        from ..llm.policy import LocalModelPolicy, SamplingOptions
+
+        self.model = model
+        self.version = 0
+        self._inner = LocalModelPolicy(model, tokenizer, SamplingOptions(max_new_tokens, temperature))
+
+    def generate(self, batch: Sequence[Messages]) -> list[Generation]:
+        generations = self._inner.generate(batch)
+        for generation in generations:
+            generation.policy_version = self.version
+        return generations
+
+
+def load_policy_model(path: str, device: str) -> tuple[Any, Any]:
+    """``(tokenizer, model)`` for ``path`` (``default``: the offline SmolLM2-135M-Instruct) on ``device``."""
+    import torch
+
+    from ..llm.model import load_default_model, load_model
+
+    tokenizer, model = load_default_model() if path == "default" else load_model(path)
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return tokenizer, model.to(device)
+
+
+def make_envs(config: TrainConfig) -> list[Any]:
+    """The envs of a run: ``RemoteEnv``s of ``env.server`` or in-process ``DesktopEnv``s."""
+    section = config.env
+    kwargs = {
+        "observation": section.observation,
+        "action_mode": section.action_mode,
+        "max_steps": section.max_steps,
+        "settle_timeout": section.settle_timeout,
+    }
+    if section.server:
+        from ..serve.client import RemoteEnv
+
+        return [RemoteEnv(section.server, task_id=section.task_ids[0], **kwargs) for _ in range(section.envs)]
+    from ..env import DesktopEnv
+
+    return [DesktopEnv(section.task_ids[0], backend=section.backend, **kwargs) for _ in range(section.envs)]
+
+
+class Trainer:
+    """Runs a training config: evaluation, RL iterations, Entropulse SFT phases, checkpoints, plots.
+
+    Args:
+        config: the run's config.
+        envs: envs to use (the trainer does not close them); built from ``config.env`` when None.
+        model: ``(tokenizer, model)`` to train; loaded from ``config.model`` when None.
+        progress: show progress bars.
+    """
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        envs: Sequence[Any] | None = None,
+        model: tuple[Any, Any] | None = None,
+        progress: bool = True,
+    ) -> None:
+        import torch
+
+        self.config = config
+        self.output = Path(config.output)
+        self.output.mkdir(parents=True, exist_ok=True)
+        (self.output / "config.json").write_text(json.dumps(config_dict(config), indent=2))
+        self.progress = progress
+        self._owns_envs = envs is None
+        self.envs = list(envs) if envs is not None else make_envs(config)
+        self.tokenizer, self.model = model or load_policy_model(config.model.path, config.model.device)
+        if config.model.lora_rank:
+            from peft import LoraConfig, get_peft_model
+
+            lora = LoraConfig(r=config.model.lora_rank, lora_alpha=config.model.lora_alpha, target_modules="all-linear")
+            self.model = get_peft_model(self.model, lora)
+        self.model.eval()  # no dropout in these models; eval mode keeps generation and training identical
+        self.reference = copy.deepcopy(self.model) if config.grpo.kl_coef > 0 else None
+        self.optimizer = torch.optim.AdamW(
+            [p for p in self.model.parameters() if p.requires_grad], lr=config.rl.learning_rate
+        )
+        rl, prompt = config.rl, config.prompt
+        self.prompt = PromptConfig(
+            a11y_max_nodes=prompt.a11y_max_nodes,
+            history=prompt.history,
+            vision=prompt.vision,
+            max_screenshots=prompt.max_screenshots,
+            prefill=prompt.prefill,
+            actions_text=prompt.actions_text,
+            system_role=prompt.system_role,
+        )
+        self.policy = VersionedPolicy(self.model, self.tokenizer, config.model.temperature, config.model.max_new_tokens)
+        self.sampler_policy = self.policy
+        if rl.asynchronous:  # rollouts sample from a copy synced after each update
+            self.sampler_policy = VersionedPolicy(
+                copy.deepcopy(self.model), self.tokenizer, config.model.temperature, config.model.max_new_tokens
+            )
+        record = self.output / "trajectories" if config.record_trajectories else None
+        self.collector = RolloutCollector(self.envs, self.sampler_policy, self.prompt, rl.reward_rule, record)
+        self.instances = [f"{task}#{seed}" for task in config.env.task_ids for seed in range(rl.train_seeds)]
+        self.sampler = FrontierSampler(self.instances, seed=rl.seed)
+        self.trigger = EntropulseTrigger(config.entropulse)
+        self.rng = np.random.default_rng(rl.seed)
+        self.metrics = MetricsLog(self.output / "metrics.jsonl")
+        self.buffer: list[Trajectory] = []  # successful RL rollouts for Entropulse
+        self.iteration = 0
+        self.phase = "rl"
+
+    # ------------------------------------------------------------------ the run
+    def run(self, evaluate: bool = True) -> dict[str, Any]:
+        """Evaluate, train ``rl.iterations`` iterations, evaluate again; returns the summary."""
+        started = time.time()
+        summary: dict[str, Any] = {}
+        if evaluate:
+            summary["before"] = self.evaluate("before")
+        pending: Future | None = None
+        threads = ThreadPoolExecutor(max_workers=1) if self.config.rl.asynchronous else None
+        try:
+            while self.iteration < self.config.rl.iterations:
+                self.iteration += 1
+                if threads is None:
+                    batch = self.collect()
+                else:  # the next batch samples with the current weights while this one trains
+                    batch = pending.result() if pending is not None else self.collect()
+                    self._sync_sampler()
+                    pending = threads.submit(self.collect)
+                self.rl_update(*batch)
+                reason = self.trigger.update(self.last["entropy"], self.last["success"])
+                if reason and self.iteration < self.config.rl.iterations:
+                    if pending is not None:  # sampled before SFT: only its successes are kept, for later SFT
+                        self.buffer += [t for t in pending.result()[0] if t.success]
+                        pending = None
+                    self.sft_phase(reason)
+                if self.config.rl.checkpoint_every and self.iteration % self.config.rl.checkpoint_every == 0:
+                    self.save_checkpoint()
+            if pending is not None:
+                pending.result()
+        finally:
+            if threads is not None:
+                threads.shutdown(wait=True)
+        if evaluate:
+            summary["after"] = self.evaluate("after")
+        self.save_checkpoint()
+        summary["seconds"] = time.time() - started
+        summary["plot"] = str(plot_metrics(self.output / "metrics.jsonl"))
+        summary["sft_phases"] = self.trigger.phases_done
+        (self.output / "summary.json").write_text(json.dumps(summary, indent=2))
+        return summary
+
+    def close(self) -> None:
+        """Stop the collector; close the envs the trainer made."""
+        self.collector.close()
+        if self._owns_envs:
+            for env in self.envs:
+                env.close()
+
+    # ------------------------------------------------------------------ RL
+    def _sync_sampler(self) -> None:
+        """Copy the learner's weights into the rollout model (asynchronous mode; call while it is idle)."""
+        if self.sampler_policy is not self.policy:
+            self.sampler_policy.model.load_state_dict(self.model.state_dict())
+            self.sampler_policy.version = self.policy.version
+
+    def collect(self) -> tuple[list[Trajectory], RolloutStats]:
+        """One iteration's rollouts (G episodes of each sampled task instance) and what they cost."""
+        rl = self.config.rl
+        if rl.frontier:
+            picked = self.sampler.sample(rl.tasks_per_iteration)
+        else:
+            picked = [self.instances[int(i)] for i in self.rng.choice(len(self.instances), rl.tasks_per_iteration)]
+        tasks = [(key.rsplit("#", 1)[0], int(key.rsplit("#", 1)[1])) for key in picked]
+        trajectories = self.collector.collect(grouped_episodes(tasks, rl.group_size), self.progress, "rollouts")
+        return trajectories, copy.copy(self.collector.stats)
+
+    def rl_update(self, trajectories: list[Trajectory], stats: RolloutStats) -> None:
+        """One GRPO update on an iteration's trajectories; logs the iteration's metrics."""
+        rl, started = self.config.rl, time.perf_counter()
+        steps = [(t, step) for t in trajectories for step in t.steps]
+        rewards = [step.reward for _, step in steps]
+        groups = [t.meta.get("group", t.task_id) for t, _ in steps]
+        advantages = step_advantages(rewards, groups, task_normalize=rl.task_normalize)
+        lag = [self.policy.version - step.policy_version for _, step in steps]
+        keep = [
+            i
+            for i in range(len(steps))
+            if lag[i] <= rl.max_policy_lag and (not rl.skip_zero_advantage or advantages[i] != 0)
+        ]
+        samples = [
+            step_sample(self.tokenizer, steps[i][1], float(advantages[i]), self.config.model.max_prompt_tokens)
+            for i in keep
+        ]
+        losses, kls, entropies = [], [], []
+        if samples:
+            for _ in range(rl.updates_per_iteration):
+                loss, kl, entropy = self._grpo_pass(samples)
+                losses.append(loss)
+                kls.append(kl)
+                entropies.append(entropy)
+            self.policy.version += 1
+        else:
+            entropies.append(self._entropy([step_sample(self.tokenizer, s, 0.0) for _, s in steps[:16]]))
+        per_instance: dict[str, list[float]] = {}
+        for trajectory in trajectories:
+            per_instance.setdefault(f"{trajectory.task_id}#{trajectory.seed}", []).append(float(trajectory.success))
+        self.sampler.update({key: float(np.mean(v)) for key, v in per_instance.items()})
+        self.buffer += [t for t in trajectories if t.success]
+        success = float(np.mean([t.success for t in trajectories])) if trajectories else 0.0
+        seconds = stats.seconds + time.perf_counter() - started
+        self.last = self.metrics.write(
+            "iteration",
+            iteration=self.iteration,
+            phase="rl",
+            success=success,
+            reward=float(np.mean(rewards)) if rewards else 0.0,
+            entropy=float(np.mean(entropies)),
+            kl=float(np.mean(kls)) if kls else 0.0,
+            loss=float(np.mean(losses)) if losses else 0.0,
+            steps_per_s=len(steps) / max(seconds, 1e-9),
+            tokens_per_s=stats.tokens / max(stats.generate_seconds, 1e-9),
+            policy_lag=float(np.mean(lag)) if lag else 0.0,
+            samples=len(samples),
+            episodes=len(trajectories),
+            well_formed=float(np.mean([s.well_formed for _, s in steps])) if steps else 0.0,
+            **summarize_groups(rewards, groups),
+        )
+        self._print(self.last)
+
+    def _grpo_pass(self, samples: list[Sample]) -> tuple[float, float, float]:
+        import torch
+
+        config, bf16 = self.config, self.config.model.bf16
+        pad = self.tokenizer.pad_token_id or 0
+        self.optimizer.zero_grad(set_to_none=True)
+        losses, kls, entropies = [], [], []
+        for part in chunks(samples, config.rl.micro_batch):
+            batch = batch_tensors(part, pad)
+            mask = batch["response_mask"]
+            with torch.no_grad():
+                ref = token_logprobs(self.reference, batch, bf16)[0] if self.reference is not None else None
+                # One pass per batch is on-policy: the old log-probs are the current ones (ratio 1),
+                # which saves a forward pass; more passes need the frozen pre-update values.
+                old = token_logprobs(self.model, batch, bf16)[0] if config.rl.updates_per_iteration > 1 else None
+            logp, entropy = token_logprobs(self.model, batch, bf16, with_entropy=True)
+            old = logp.detach() if old is None else old
+            behavior = batch["behavior"] if config.rl.asynchronous else None
+            loss, stats = grpo_loss(logp, old, batch["advantages"], mask, config.grpo, ref, behavior)
+            (loss * len(part) / len(samples)).backward()
+            losses.append(float(loss) * len(part))
+            kls.append(stats["kl"] * len(part))
+            entropies.append(float((entropy.detach() * mask).sum() / mask.sum().clamp(min=1)) * len(part))
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), config.rl.max_grad_norm)
+        self.optimizer.step()
+        count = len(samples)
+        return sum(losses) / count, sum(kls) / count, sum(entropies) / count
+
+    def _entropy(self, samples: list[Sample]) -> float:
+        import torch
+
+        if not samples:
+            return 0.0
+        batch = batch_tensors(samples, self.tokenizer.pad_token_id or 0)
+        with torch.no_grad():
+            _, entropy = token_logprobs(self.model, batch, self.config.model.bf16, with_entropy=True)
+        mask = batch["response_mask"]
+        return float((entropy * mask).sum() / mask.sum().clamp(min=1))
+
+    # ------------------------------------------------------------------ SFT (Entropulse and BC)
+    def sft_phase(self, reason: str) -> None:
+        """Entropulse: SFT on successful rollouts sampled per task, then reset the reference; logs both switches."""
+        section = self.config.entropulse
+        self.metrics.write("phase", iteration=self.iteration, phase="sft", reason=reason)
+        print(f"[phase] RL -> SFT at iteration {self.iteration}: {reason}")
+        picked = sample_sft_steps(self.buffer, section.sft_per_task, self.rng)
+        samples = [step_sample(self.tokenizer, step, 0.0, self.config.model.max_prompt_tokens) for _, step in picked]
+        started = time.perf_counter()
+        loss = self.sft(samples, section.sft_steps, section.sft_batch_size, section.sft_learning_rate)
+        self.iteration += 1
+        entropy = self._entropy(samples[:16])
+        self.last = self.metrics.write(
+            "iteration",
+            iteration=self.iteration,
+            phase="sft",
+            loss=loss,
+            entropy=entropy,
+            samples=len(samples),
+            success=None,
+            seconds=time.perf_counter() - started,
+        )
+        self._print(self.last)
+        if self.reference is not None:
+            self.reference.load_state_dict(self.model.state_dict())
+        self.trigger.phases_done += 1
+        self.trigger.start_rl_phase()
+        self.buffer.clear()
+        self.metrics.write("phase", iteration=self.iteration, phase="rl", reason="SFT phase done; reference reset")
+
+    def sft(self, samples: list[Sample], steps: int, batch_size: int, learning_rate: float) -> float:
+        """SFT updates on ``samples`` (shared with behavior cloning); bumps the policy version."""
+        loss = sft_updates(
+            self.model,
+            samples,
+            steps=steps,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            pad_id=self.tokenizer.pad_token_id or 0,
+            rng=self.rng,
+            bf16=self.config.model.bf16,
+            max_grad_norm=self.config.rl.max_grad_norm,
+        )
+        self.policy.version += 1
+        self._sync_sampler()
+        return loss
+
+    # ------------------------------------------------------------------ evaluation and checkpoints
+    def evaluate(self, label: str) -> dict[str, Any]:
+        """Success on the held-out seeds (``rl.eval_seeds`` from ``rl.eval_seed_offset``) with a 95% CI."""
+        rl = self.config.rl
+        seeds = range(rl.eval_seed_offset, rl.eval_seed_offset + rl.eval_seeds)
+        tasks = [(task, seed) for task in self.config.env.task_ids for seed in seeds]
+        episodes = [EpisodeSpec(task, seed, f"eval-{label}") for task, seed in tasks for _ in range(rl.eval_group)]
+        trajectories = self.collector.collect(episodes, self.progress, f"eval {label}")
+        wins = sum(t.success for t in trajectories)
+        low, high = wilson_interval(wins, len(trajectories))
+        row = self.metrics.write(
+            "eval",
+            label=label,
+            iteration=self.iteration,
+            success=wins / max(len(trajectories), 1),
+            ci_low=low,
+            ci_high=high,
+            episodes=len(trajectories),
+            successes=wins,
+        )
+        print(f"[eval ] {label}: {wins}/{len(trajectories)} = {row['success']:.1%} (95% CI {low:.1%}-{high:.1%})")
+        return row
+
+    def save_checkpoint(self) -> Path:
+        """Write the model, tokenizer and trainer state to ``<output>/checkpoint``."""
+        import torch
+
+        folder = self.output / "checkpoint"
+        staging = self.output / ".checkpoint.tmp"
+        staging.mkdir(parents=True, exist_ok=True)
+        self.model.save_pretrained(str(staging))
+        self.tokenizer.save_pretrained(str(staging))
+        torch.save(self.optimizer.state_dict(), staging / "optimizer.pt")
+        state = {
+            "iteration": self.iteration,
+            "policy_version": self.policy.version,
+            "sft_phases": self.trigger.phases_done,
+            "entropies": self.trigger.entropies,
+            "successes": self.trigger.successes,
+            "frontier": self.sampler.success,
+        }
+        (staging / "trainer_state.json").write_text(json.dumps(state))
+        if folder.exists():
+            import shutil
+
+            shutil.rmtree(folder)
+        staging.rename(folder)
+        return folder
+
+    def resume(self, folder: Path | str | None = None) -> None:
+        """Continue from a checkpoint written by :meth:`save_checkpoint` (weights, optimizer, counters)."""
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        folder = Path(folder) if folder else self.output / "checkpoint"
+        state = json.loads((folder / "trainer_state.json").read_text())
+        if self.config.model.lora_rank:
+            from peft import set_peft_model_state_dict
+            from safetensors.torch import load_file
+
+            set_peft_model_state_dict(self.model, load_file(str(folder / "adapter_model.safetensors")))
+        else:
+            loaded = AutoModelForCausalLM.from_pretrained(str(folder))
+            self.model.load_state_dict(loaded.state_dict())
+        self.optimizer.load_state_dict(torch.load(folder / "optimizer.pt"))
+        self.iteration = int(state["iteration"])
+        self.policy.version = int(state["policy_version"])
+        self.trigger.phases_done = int(state["sft_phases"])
+        self.trigger.entropies[:] = state["entropies"]
+        self.trigger.successes[:] = state["successes"]
+        self.sampler.success.update(state["frontier"])
+        if self.reference is not None:
+            self.reference.load_state_dict(self.model.state_dict())
+
+    def _print(self, row: dict[str, Any]) -> None:
+        shown = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items() if k not in ("kind",)}
+        print(f"[{row['phase']:<3}] " + " ".join(f"{k}={v}" for k, v in shown.items() if k != "phase"), flush=True)
