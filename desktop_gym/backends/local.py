@@ -23,6 +23,7 @@ from pathlib import Path
 from ..polling import poll_until
 from . import reaper as session_reaper
 from .base import Backend, BackendError, DesktopHandle
+from .xauth import connect_display, new_cookie, write_xauthority
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
 POLL_INTERVAL = 0.01
@@ -108,6 +109,7 @@ class LocalBackend(Backend):
         self.session_id: str | None = None
         self.workdir: Path | None = None
         self.display: str | None = None
+        self.xauthority: Path | None = None  # the session's X cookie file (XAUTHORITY)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -150,6 +152,7 @@ class LocalBackend(Backend):
         deadline = lambda: time.monotonic() + self.startup_timeout  # noqa: E731
 
         self.display = self._start_xvfb(env, logs, deadline())
+        env["XAUTHORITY"] = str(self.xauthority)
         session_reaper.write_owner_file(self.workdir, self.session_id, self.display)
         self._start_reaper()
         env["DISPLAY"] = self.display
@@ -196,6 +199,7 @@ class LocalBackend(Backend):
                 "session": self.session_id,
                 "workdir": str(self.workdir),
                 "home": str(home),
+                "xauthority": str(self.xauthority),
                 "pids": {name: proc.pid for name, proc in self._procs.items()},
             },
             alive_check=self.is_alive,
@@ -218,12 +222,18 @@ class LocalBackend(Backend):
             return ""
 
     def _start_xvfb(self, env: dict[str, str], logs: Path, deadline: float) -> str:
+        assert self.workdir is not None
+        # Only holders of this cookie (the session's processes, through XAUTHORITY) may connect.
+        cookie, self.xauthority = new_cookie(), self.workdir / "Xauthority"
+        write_xauthority(self.xauthority, cookie)
         read_fd, write_fd = os.pipe()
         try:
             self._spawn(
                 "xvfb",
                 [
                     "Xvfb",
+                    "-auth",
+                    str(self.xauthority),
                     "-displayfd",
                     str(write_fd),
                     "-screen",
@@ -249,6 +259,7 @@ class LocalBackend(Backend):
             os.close(read_fd)
             if write_fd >= 0:
                 os.close(write_fd)
+        write_xauthority(self.xauthority, cookie, number)
         return f":{number}"
 
     def _start_dbus(self, env: dict[str, str], logs: Path, deadline: float) -> str:
@@ -302,9 +313,9 @@ class LocalBackend(Backend):
 
     def _wait_for_window_manager(self, deadline: float) -> None:
         from Xlib import X
-        from Xlib import display as xdisplay
 
-        connection = xdisplay.Display(self.display)
+        assert self.display is not None
+        connection = connect_display(self.display, self.xauthority)
         try:
             root = connection.screen().root
             check = connection.intern_atom("_NET_SUPPORTING_WM_CHECK")

@@ -106,3 +106,21 @@ def test_the_next_start_sweeps_a_session_whose_owner_and_reaper_died(tmp_path: P
         if leftover.poll() is None:
             leftover.kill()
         leftover.wait()
+
+
+def test_only_holders_of_the_session_cookie_reach_the_display(backend: LocalBackend) -> None:
+    from Xlib import error as xerror
+
+    from desktop_gym.backends.xauth import connect_display, x_authority
+
+    info = backend.start().info
+    assert Path(info["xauthority"]).stat().st_mode & 0o077 == 0
+    connect_display(backend.display, info["xauthority"]).close()  # the session's cookie works
+    stranger = Path(backend.workdir) / "no-cookie"
+    stranger.write_bytes(b"")
+    with x_authority(stranger), pytest.raises(xerror.DisplayConnectionError):
+        from Xlib import display as xdisplay
+
+        xdisplay.Display(backend.display)  # a local user without the cookie (was: full access)
+    guest_environ = _environ(info["pids"]["guest"])
+    assert guest_environ["XAUTHORITY"] == info["xauthority"]

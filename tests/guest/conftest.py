@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 from Xlib import X
-from Xlib import display as xdisplay
 
+from desktop_gym.backends.xauth import connect_display
 from desktop_gym.guest.client import GuestClient
 
 
@@ -15,9 +15,16 @@ class EventProbe:
     """An override-redirect window at a fixed place that records pointer and key events."""
 
     def __init__(
-        self, display_name: str, wait_until, x: int = 0, y: int = 0, width: int = 300, height: int = 300
+        self,
+        display_name: str,
+        wait_until,
+        x: int = 0,
+        y: int = 0,
+        width: int = 300,
+        height: int = 300,
+        xauthority: str | None = None,
     ) -> None:
-        self.display = xdisplay.Display(display_name)
+        self.display = connect_display(display_name, xauthority)
         root = self.display.screen().root
         mask = (
             X.ButtonPressMask
@@ -66,8 +73,8 @@ class EventProbe:
 
 
 @pytest.fixture
-def probe(guest: GuestClient, wait_until) -> Iterator[EventProbe]:
+def probe(guest: GuestClient, desktop, wait_until) -> Iterator[EventProbe]:
     """An event-recording window covering (0, 0)-(300, 300) with keyboard focus."""
-    window = EventProbe(guest.ping()["display"], wait_until)
+    window = EventProbe(guest.ping()["display"], wait_until, xauthority=desktop.start().info.get("xauthority"))
     yield window
     window.close()
