@@ -18,6 +18,7 @@ from .actions import Action, ActionLimits, ActionOutcome, ActionParseError, Acti
 from .api_exposure import ApiExposure
 from .backends import Backend, DesktopHandle, make_backend
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
+from .guest.apps.spec import document_apps
 from .guest.client import WIPE_HOME_COMMAND as _WIPE_HOME  # noqa: F401 - old name; use clear_session
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .polling import wait_while
@@ -36,7 +37,7 @@ DEFAULT_OBSERVATION = (
     "last_action_result",
     "last_action_error",
 )
-OFFICE_APPS = ("calc", "writer", "impress")
+OFFICE_APPS = document_apps()  # apps whose documents the agent saves (AppSpec.saves_documents)
 SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
 
 

@@ -47,6 +47,7 @@ from desktop_gym.actions.types import (
     TypeText,
     Wait,
 )
+from desktop_gym.guest.apps.spec import app_aliases
 from desktop_gym.guest.types import GuestError
 
 if TYPE_CHECKING:
@@ -139,46 +140,8 @@ class StepAllowance:
         return granted
 
 
-APP_ALIASES = {
-    "calc": "calc",
-    "libreoffice calc": "calc",
-    "libreoffice-calc": "calc",
-    "localc": "calc",
-    "spreadsheet": "calc",
-    "excel": "calc",
-    "scalc": "calc",
-    "writer": "writer",
-    "libreoffice writer": "writer",
-    "libreoffice-writer": "writer",
-    "lowriter": "writer",
-    "word": "writer",
-    "word processor": "writer",
-    "document": "writer",
-    "swriter": "writer",
-    "impress": "impress",
-    "libreoffice impress": "impress",
-    "libreoffice-impress": "impress",
-    "loimpress": "impress",
-    "powerpoint": "impress",
-    "presentation": "impress",
-    "slides": "impress",
-    "simpress": "impress",
-    "terminal": "terminal",
-    "xterm": "terminal",
-    "shell": "terminal",
-    "console": "terminal",
-    "gnome-terminal": "terminal",
-    "gnome terminal": "terminal",
-    "bash": "terminal",
-    "editor": "editor",
-    "text editor": "editor",
-    "texteditor": "editor",
-    "gedit": "editor",
-    "mousepad": "editor",
-    "notepad": "editor",
-    "text-editor": "editor",
-}
-"""What agents call an app -> the guest's app name (see ``GuestClient.launch_app``)."""
+APP_ALIASES = app_aliases()
+"""What agents call an app -> the guest's app name (a snapshot of ``AppSpec.aliases``; see ``launch_app``)."""
 
 
 class CoordinateError(ValueError):
@@ -191,7 +154,7 @@ def resolve_app_name(app_name: str) -> str:
     Unknown names pass through lower-cased, so the guest's error names the app it does not know.
     """
     folded = re.sub(r"\s+", " ", app_name.strip().lower())
-    return APP_ALIASES.get(folded, folded)
+    return app_aliases().get(folded, folded)
 
 
 def to_pixel(value: float, normalized: bool, size: int, axis: str, screen_size: tuple[int, int]) -> int:

@@ -17,7 +17,8 @@ import grpc
 from .. import errors
 from . import files, processes
 from .apps import registry
-from .apps.launcher import APPS, AppLauncher, AppLaunchError
+from .apps.launcher import AppLauncher, AppLaunchError
+from .apps.spec import launchable_apps
 from .apps.tool_schema import ApiCallError
 from .input import InputController
 from .protos import guest_pb2 as pb
@@ -339,7 +340,7 @@ class GuestServicer(pb_grpc.GuestServicer):
     def GetAppInfo(self, request, context):
         if not request.app:
             app, window_id = self._focused_app()
-        elif request.app in APPS:
+        elif request.app in launchable_apps():
             app, window_id = request.app, self.launcher.get(request.app).window_id or 0
         else:  # a tool class name ("CalcTools") or an API without an app ("os")
             app = registry.resolve_app(request.app)
@@ -350,7 +351,7 @@ class GuestServicer(pb_grpc.GuestServicer):
             timeout = request.timeout or registry.DEFAULT_TIMEOUT_S
             summary = registry.summarize(self.launcher.get(app), request.max_chars, timeout=timeout)
         modified = False
-        if request.check_modified and app in APPS:
+        if request.check_modified and app in launchable_apps():
             connection = self.launcher.get(app).uno
             if connection is not None:
                 timeout = request.timeout or registry.DEFAULT_TIMEOUT_S

@@ -30,22 +30,18 @@ from ..files import resolve_path
 from ..processes import group_alive, kill_group, spawn
 from ..types import AppInfo, WindowInfo
 from ..windows import WindowManager
+from .spec import APP_SPECS, AppSpec, launchable_apps
 from .warm_spare import Spare, WarmOffice
 
 POLL_INTERVAL = 0.02
-LIBREOFFICE_MODULES = {"calc": "--calc", "writer": "--writer", "impress": "--impress"}
+#: Snapshots of the app table (spec.APP_SPECS), kept for importers; the launcher reads the table itself.
+LIBREOFFICE_MODULES = {key: spec.command[0] for key, spec in APP_SPECS.items() if spec.launch == "libreoffice"}
 LAYOUT_QUIET = 0.2  # how long the screen must stay unchanged before a launched app counts as ready
 LAYOUT_SETTLE_TIMEOUT = 3.0  # seconds a launched app may keep repainting before we hand it over
 FACTORIES = {"calc": "scalc", "writer": "swriter", "impress": "simpress"}
 CSV_IMPORT_FILTER = "Text - txt - csv (StarCalc):44,34,76,1"
-APPS = (*LIBREOFFICE_MODULES, "terminal", "editor")
-WINDOW_CLASSES = {
-    "calc": "libreoffice",
-    "writer": "libreoffice",
-    "impress": "libreoffice",
-    "terminal": "xterm",
-    "editor": "mousepad",
-}
+APPS = launchable_apps()
+WINDOW_CLASSES = {key: APP_SPECS[key].window_class for key in APPS}
 
 
 class AppLaunchError(RuntimeError):
@@ -150,25 +146,27 @@ class AppLauncher:
             AppLaunchError: the app exited while starting.
             TimeoutError: its window (or UNO) did not appear within ``timeout``.
         """
-        if app not in APPS:
-            raise ValueError(f"unknown app {app!r} (known: {', '.join(APPS)})")
+        spec = APP_SPECS.get(app)
+        if spec is None or not spec.launchable:
+            raise ValueError(f"unknown app {app!r} (known: {', '.join(launchable_apps())})")
+        office = spec.launch == "libreoffice"
         deadline = time.monotonic() + timeout
         source = resolve_path(file, self._home) if file else None
         if source is not None and not source.is_file():
             raise FileNotFoundError(f"cannot open {source} in {app}: no such file")
         existing = {window.window_id for window in self._windows.list_windows()}
-        spare = self._warm.take() if self._warm is not None and app in LIBREOFFICE_MODULES else None
+        if source is not None and not spec.opens_files:
+            raise ValueError(f"the {app} does not open files (exec a command instead)")
+        spare = self._warm.take() if self._warm is not None and office else None
         if spare is not None:
             launched = self._load_into_spare(app, source, spare, deadline)
-        elif app in LIBREOFFICE_MODULES:
+        elif office:
             launched = self._start_libreoffice(app, source, self._new_launch_dir(app))
-        elif app == "terminal":
-            if source is not None:
-                raise ValueError("the terminal does not open files (exec a command instead)")
-            launched = self._start_terminal(self._new_launch_dir(app))
+        elif spec.ready_marker:
+            launched = self._start_shell_app(spec, self._new_launch_dir(app))
         else:
             launch_dir = self._new_launch_dir(app)
-            argv = ["mousepad"] + ([str(source)] if source is not None else [])
+            argv = [*spec.command, *([str(source)] if source is not None else [])]
             proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
             launched = LaunchedApp(app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None)
         with self._lock:
@@ -189,7 +187,7 @@ class AppLauncher:
                 timeout=max(0.0, min(LAYOUT_SETTLE_TIMEOUT, deadline - time.monotonic())),
                 quiet=LAYOUT_QUIET,
             )
-        if self._warm is not None and app in LIBREOFFICE_MODULES:
+        if self._warm is not None and office:
             self._warm.ensure_started()  # the next episode's office starts while this one runs
         return launched
 
@@ -226,16 +224,17 @@ class AppLauncher:
             if self._warm is not None:
                 self._warm.close()
 
-    def _start_terminal(self, launch_dir: Path) -> LaunchedApp:
+    def _start_shell_app(self, spec: AppSpec, launch_dir: Path) -> LaunchedApp:
+        """A terminal whose bash touches a marker file when it first reads input (``-e bash`` appended)."""
         marker = launch_dir / "shell-ready"
         rcfile = launch_dir / "bashrc"
         # PROMPT_COMMAND runs right before the first prompt is printed, i.e. when input is read.
         rcfile.write_text(
             f'[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\nPROMPT_COMMAND=\'touch {marker}; unset PROMPT_COMMAND\'\n'
         )
-        argv = ["xterm", "-e", "bash", "--rcfile", str(rcfile), "-i"]
+        argv = [*spec.command, "-e", "bash", "--rcfile", str(rcfile), "-i"]
         proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
-        return LaunchedApp(app="terminal", proc=proc, launch_dir=launch_dir, extra={"ready_marker": marker})
+        return LaunchedApp(app=spec.key, proc=proc, launch_dir=launch_dir, extra={"ready_marker": marker})
 
     def _wait_for_marker(self, launched: LaunchedApp, marker: Path, deadline: float) -> None:
         def ready() -> bool:
@@ -270,7 +269,7 @@ class AppLauncher:
                 argv.append(f"--infilter={CSV_IMPORT_FILTER}")
             argv.append(str(source))
         else:  # --nodefault would suppress the empty document window we ask for here
-            argv.append(LIBREOFFICE_MODULES[app])
+            argv.append(APP_SPECS[app].command[0])
         proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
         return LaunchedApp(
             app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None, pipe_name=pipe_name
@@ -283,7 +282,7 @@ class AppLauncher:
             return ""
 
     def _wait_for_window(self, launched: LaunchedApp, existing: set[int], deadline: float) -> WindowInfo:
-        wanted = WINDOW_CLASSES[launched.app]
+        wanted = APP_SPECS[launched.app].window_class
         pgid = launched.proc.pid
 
         def its_window() -> WindowInfo | None:

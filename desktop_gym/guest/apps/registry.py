@@ -1,6 +1,7 @@
 """Which tool class serves which app, and running one API call against the live app.
 
-Adding an app API is one module with its tool class plus one line in :data:`TOOL_CLASSES`.
+Adding an app API is one module with its tool class plus one line in :data:`TOOL_CLASSES` (its
+``AppSpec`` in :mod:`.spec` says how to launch it).
 :func:`call_api` is what the guest's ``CallApi`` RPC runs: resolve the app and method, check the
 arguments against the signature *before* anything reaches the app, then run the method on a
 fresh tool instance bound to the app's current document, inside ``UnoConnection.call`` (a worker
@@ -18,6 +19,7 @@ from .calc import CalcTools
 from .editor import EditorTools
 from .impress import ImpressTools
 from .os_tools import OSTools
+from .spec import APP_SPECS
 from .tool_schema import (
     ApiArgumentError,
     ApiCallError,
@@ -39,8 +41,8 @@ TOOL_CLASSES: dict[str, type] = {
 }
 """App name (as in ``AppLauncher``) -> its tool class."""
 
-ALWAYS_OFFERED = ("os",)
-"""APIs offered whatever app is focused (they need no app; see :func:`uses_uno`)."""
+ALWAYS_OFFERED = tuple(key for key, spec in APP_SPECS.items() if spec.always_offered and key in TOOL_CLASSES)
+"""APIs offered whatever app is focused (``AppSpec.always_offered``; they need no app, see :func:`uses_uno`)."""
 
 DEFAULT_TIMEOUT_S = 10.0
 SLOW_METHODS = {"save": 30.0, "create_pivot_table": 20.0, "insert_chart": 20.0, "run_shell": 125.0}
