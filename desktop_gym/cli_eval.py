@@ -34,6 +34,12 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="task seeds (default 0)")
     parser.add_argument("--envs", type=int, default=1, help="desktops in parallel")
     parser.add_argument("--action-mode", choices=("gui", "api", "hybrid"), default="hybrid")
+    parser.add_argument(
+        "--action-style",
+        choices=("computerrl", "computer_13", "pyautogui", "all"),
+        default="computerrl",
+        help="GUI action vocabulary offered and parsed (default computerrl: the shortest prompt)",
+    )
     parser.add_argument("--backend", default="local", help="backend of in-process envs")
     parser.add_argument(
         "--servers", nargs="+", default=None, metavar="ADDR", help="env server addresses (instead of in-process envs)"
@@ -130,6 +136,7 @@ def _run(args: argparse.Namespace, references: dict[str, Any]) -> int:
             seeds=args.seeds,
             envs=args.envs,
             action_mode=args.action_mode,
+            action_style=args.action_style,
             backend=args.backend,
             max_steps=args.max_steps,
             agent_options=options,

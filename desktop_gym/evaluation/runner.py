@@ -23,6 +23,7 @@ from ..train.trajectory import Step, Trajectory, TrajectoryWriter
 from .records import CONFIG_FILE, RESULTS_FILE, EpisodeRecord, ResultsError, episode_key, read_config, read_records
 
 ACTION_MODES = ("gui", "api", "hybrid")
+ACTION_STYLES = ("computerrl", "computer_13", "pyautogui", "all")
 MAX_EPISODES = 100_000
 MAX_ENVS = 64
 EnvFactory = Callable[[int], Any]
@@ -40,6 +41,8 @@ class EvalConfig:
         seeds: task seeds; every (task, seed) is played ``runs`` times.
         envs: desktops in parallel.
         action_mode: ``gui``, ``api`` or ``hybrid``.
+        action_style: the GUI vocabulary offered and parsed (``computerrl``, ``computer_13``,
+            ``pyautogui`` or ``all``); ComputerRL's alone keeps the prompt at ~1,000 tokens.
         backend: the backend of in-process envs.
         max_steps: a step budget for every task (None: each task's own).
         agent_options: LLM agent options.
@@ -53,6 +56,7 @@ class EvalConfig:
     seeds: Sequence[int] = (0,)
     envs: int = 1
     action_mode: str = "hybrid"
+    action_style: str = "computerrl"
     backend: str = "local"
     max_steps: int | None = None
     agent_options: AgentOptions = field(default_factory=AgentOptions)
@@ -68,6 +72,8 @@ class EvalConfig:
             raise ValueError(f"runs must be in 1..1000, got {self.runs}")
         if not 1 <= self.envs <= MAX_ENVS:
             raise ValueError(f"envs must be in 1..{MAX_ENVS}, got {self.envs}")
+        if self.action_style not in ACTION_STYLES:
+            raise ValueError(f"action_style must be one of {ACTION_STYLES}, got {self.action_style!r}")
         if not self.seeds:
             raise ValueError("seeds: give at least one seed")
         if len(self.tasks) * len(self.seeds) * self.runs > MAX_EPISODES:
@@ -78,6 +84,7 @@ class EvalConfig:
         return {
             "agent": self.agent,
             "action_mode": self.action_mode,
+            "action_style": self.action_style,
             "max_steps": self.max_steps,
             "agent_options": asdict(self.agent_options),
         }
@@ -91,9 +98,15 @@ def local_env_factory(config: EvalConfig) -> EnvFactory:
     """Makes in-process ``DesktopEnv``s for ``config``."""
 
     def make(index: int) -> Any:
+        from ..actions import ActionSet
         from ..env import DesktopEnv
 
-        return DesktopEnv(backend=config.backend, action_mode=config.action_mode, max_steps=config.max_steps)
+        return DesktopEnv(
+            backend=config.backend,
+            action_mode=config.action_mode,
+            action_set=ActionSet(style=config.action_style),
+            max_steps=config.max_steps,
+        )
 
     return make
 

@@ -21,6 +21,7 @@ from typing import Any
 
 MAX_NEW_TOKENS_CAP = 2048
 MAX_BATCH = 64
+BF16_PROMPT_TOKENS = 256
 _generate_lock = threading.Lock()  # torch's global RNG and the model are shared by threads
 
 
@@ -94,7 +95,7 @@ def generate(
     top_p: float = 1.0,
     seed: int | None = None,
     stop: Sequence[str] = (),
-    bf16: bool = False,
+    bf16: bool | None = None,
 ) -> list[Completion]:
     """Continue each prompt; one batch, left-padded.
 
@@ -107,8 +108,10 @@ def generate(
         top_p: nucleus sampling mass.
         seed: seeds torch's RNG for a reproducible sample.
         stop: strings that end a completion (the text is cut before them).
-        bf16: run under bfloat16 autocast (faster on a quiet multi-core CPU; on 2 loaded cores
-            it measured 2.4x slower than float32, so it is off by default).
+        bf16: run under bfloat16 autocast; None: when the longest prompt has more than
+            ``BF16_PROMPT_TOKENS`` tokens. Measured on 2 loaded cores, 1 thread: a 2,200-token
+            prefill took 10.5 s in bf16 vs 32 s in float32, but batch-8 decoding of short prompts
+            ran at 9 tok/s in bf16 vs 22 tok/s in float32.
 
     Returns:
         One ``Completion`` per prompt, in order.
@@ -132,6 +135,8 @@ def generate(
         batch = tokenizer(list(prompts), return_tensors="pt", padding=True, add_special_tokens=False)
     finally:
         tokenizer.padding_side = previous_side
+    if bf16 is None:
+        bf16 = batch["input_ids"].shape[1] > BF16_PROMPT_TOKENS
     sampling: dict[str, Any] = {"do_sample": False}
     if temperature > 0:
         sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p, "top_k": 0}
