@@ -10,12 +10,20 @@ from typing import Any
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print every registered task with its Gymnasium id, apps and step budget."""
+    """Print every registered task with its Gymnasium id, apps, step budget, difficulty and domain."""
+    from .task_tags import distribution, task_tags
     from .tasks import get_task, gym_id, list_tasks
 
+    tags = {}
     for task_id in list_tasks(args.suite):
         task = get_task(task_id)
-        print(f"{gym_id(task_id):<50} apps={','.join(task.apps):<10} max_steps={task.max_steps}")
+        tags[task_id] = tag = task_tags(task)
+        steps = f"{tag.steps} step{'' if tag.steps == 1 else 's'}" if tag.steps is not None else "-"
+        print(
+            f"{gym_id(task_id):<50} apps={','.join(task.apps):<14} max_steps={task.max_steps:<4} "
+            f"difficulty={tag.difficulty:<10} ({steps:>8})  domain={tag.domain}"
+        )
+    print(f"\n{len(tags)} tasks\n{distribution(tags)}")
     return 0
 
 
@@ -29,13 +37,14 @@ def _progress(total: int) -> Any:
 
 def summary_table(proofs: list[Any]) -> str:
     """The proof table: task, oracle kinds, null agent, perturbed oracle, time, verdict."""
-    header = ("task", "oracles", "null", "perturbed", "time", "verdict")
+    header = ("task", "oracles", "null", "perturbed", "attacks", "time", "verdict")
     rows = [
         (
             p.task_id,
             ",".join(kind if p.verdict(kind) == "ok" else f"{kind}:FAIL" for kind in p.oracle_kinds) or "-",
             p.verdict("null"),
             p.verdict("perturbed") if p.verdict("perturbed") != "-" else ("n/a" if "oracle" in p.oracle_kinds else "-"),
+            p.attack_verdict(),
             f"{p.seconds:.1f}s",
             "proven" if p.proven else "UNPROVEN",
         )
@@ -64,6 +73,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UnknownTaskError as error:
             print(f"desktop-gym tasks check: {error}", file=sys.stderr)
             return 2
+    episode_attacked = _episode_attack_tasks(args, task_ids)
     bar = _progress(len(task_ids))
 
     def advance(proof: Any) -> None:
@@ -72,7 +82,15 @@ def cmd_check(args: argparse.Namespace) -> int:
             bar.update(1)
 
     try:
-        proofs = check_tasks(task_ids, seeds=range(args.seeds), backend=args.backend, on_result=advance, jobs=args.jobs)
+        proofs = check_tasks(
+            task_ids,
+            seeds=range(args.seeds),
+            backend=args.backend,
+            on_result=advance,
+            jobs=args.jobs,
+            file_attacks=args.attacks != "none",
+            episode_attacks=episode_attacked,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -83,9 +101,40 @@ def cmd_check(args: argparse.Namespace) -> int:
         for line in proof.why_unproven():
             print(f"  - {line}")
     print(f"\n{len(proofs) - len(unproven)}/{len(proofs)} tasks proven with {args.seeds} seed(s)")
+    print(
+        f"attacks: file-level on every task ({sum(p.attack_verdict() != 'n/a' for p in proofs)} judged), "
+        f"episode-level on {len(episode_attacked)} ({args.attacks}); "
+        f"{sum(p.attack_verdict() == 'FAIL' for p in proofs)} tasks passed an attack"
+    )
+    print(_tags_summary([p.task_id for p in proofs]))
     if args.json:
         Path(args.json).write_text(json.dumps([p.to_dict() for p in proofs], indent=2))
     return 1 if unproven else 0
+
+
+def _episode_attack_tasks(args: argparse.Namespace, task_ids: list[str]) -> list[str]:
+    """The tasks that get episode-level attacks: none, a seeded rotating sample, or all."""
+    import datetime
+    import os
+
+    from .reward_attacks import rotating_sample
+
+    if args.attacks in ("none", "files"):
+        return []
+    if args.attacks == "all":
+        return list(task_ids)
+    seed = args.attack_seed
+    if seed is None:
+        # Rotates daily unless CI pins it; choosing which tasks to attack is not a task parameter.
+        seed = int(os.environ.get("DESKTOP_GYM_ATTACK_SEED", datetime.date.today().toordinal()))
+    return rotating_sample(task_ids, args.attack_sample, seed)
+
+
+def _tags_summary(task_ids: list[str]) -> str:
+    from .task_tags import distribution, task_tags
+    from .tasks import get_task
+
+    return distribution({task_id: task_tags(get_task(task_id)) for task_id in task_ids})
 
 
 def cmd_import_osworld(args: argparse.Namespace) -> int:
@@ -123,6 +172,20 @@ def add_tasks_commands(sub: Any) -> None:
     check.add_argument("--backend", default="local")
     check.add_argument("--jobs", type=int, default=1, help="desktops checking tasks in parallel (default 1)")
     check.add_argument("--json", default=None, metavar="OUT", help="also write the proofs as JSON")
+    check.add_argument(
+        "--attacks",
+        choices=("none", "files", "sample", "all"),
+        default="sample",
+        help="reward hacking attacks: file-level on every task, plus episode-level on none ('files'), "
+        "a seeded rotating sample ('sample', the default) or every task ('all'); 'none' skips them",
+    )
+    check.add_argument("--attack-sample", type=int, default=6, help="tasks in the episode-attack sample (default 6)")
+    check.add_argument(
+        "--attack-seed",
+        type=int,
+        default=None,
+        help="seed of the sample (default: $DESKTOP_GYM_ATTACK_SEED, else the date)",
+    )
     check.set_defaults(handler=cmd_check)
     osworld = group.add_parser("import-osworld", help="convert OSWorld task JSON into desktop-gym tasks")
     osworld.add_argument("files", nargs="+", help="OSWorld task files")

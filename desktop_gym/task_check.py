@@ -5,6 +5,10 @@ at once) must fail, and the oracle playing with one perturbed parameter must fai
 verifier really checks that value). An infeasible task is proven when its oracle (``fail()``)
 succeeds and ``done()`` fails. One env (one desktop) can serve many tasks: each episode switches
 the task with ``reset(options={"task_id": ...})``.
+
+Beyond those, the reward hacking attacks of ``reward_attacks`` must fail too: the file-level ones
+for every task (judged on forged files without a desktop, so they cost little), and the
+episode-level ones where asked (``episode_attacks=True``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .tasks import Task, get_task, null_policy
+from .reward_attacks import EPISODE_ATTACKS, episode_attack_policy, run_file_attacks
+from .tasks import ScriptedPolicy, Task, get_task, null_policy
 
 Policy = Callable[[Mapping[str, Any]], str]
 PERTURB_SEED_OFFSET = 7919  # the perturbation's RNG differs from the episode's, reproducibly
@@ -59,6 +64,7 @@ class TaskProof:
     episodes: list[EpisodeCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    attacks_not_applicable: list[str] = field(default_factory=list)
 
     @property
     def proven(self) -> bool:
@@ -68,6 +74,13 @@ class TaskProof:
     def oracle_kinds(self) -> list[str]:
         """The oracle kinds checked (``api``, ``gui``, or ``oracle`` for infeasible tasks)."""
         return sorted({e.kind for e in self.episodes if e.expected_success})
+
+    def attack_verdict(self) -> str:
+        """``ok`` when every attack mounted failed, ``FAIL`` when one passed, ``n/a`` when none applied."""
+        attacks = [e for e in self.episodes if e.kind.startswith("attack")]
+        if not attacks:
+            return "n/a"
+        return "ok" if all(e.ok for e in attacks) else "FAIL"
 
     def verdict(self, kind: str) -> str:
         """``ok`` / ``FAIL`` / ``-`` (not run) for one episode kind over all seeds."""
@@ -93,6 +106,7 @@ class TaskProof:
             "seconds": round(self.seconds, 2),
             "problems": self.why_unproven(),
             "episodes": [asdict(e) | {"ok": e.ok} for e in self.episodes],
+            "attacks_not_applicable": self.attacks_not_applicable,
         }
 
 
@@ -143,14 +157,57 @@ def _plan(task: Task, seed: int) -> tuple[list[tuple[str, bool, Callable[..., Po
     return episodes, problems
 
 
-def check_task(task_id: str, seeds: Sequence[int] = (0,), backend: Any = None, env: Any = None) -> TaskProof:
-    """Prove a task on a real desktop: oracles pass, the null agent and the perturbed oracle fail.
+def _file_attack_checks(task: Task, seed: int, proof: TaskProof) -> None:
+    """Judge the file-level attacks for one seed into ``proof`` (no desktop needed)."""
+    started = time.perf_counter()
+    for outcome in run_file_attacks(task, seed):
+        if not outcome.applicable:
+            note = f"{outcome.attack}: {outcome.reason}"
+            if note not in proof.attacks_not_applicable:
+                proof.attacks_not_applicable.append(note)
+            continue
+        proof.episodes.append(
+            EpisodeCheck(
+                f"attack: {outcome.attack}",
+                seed,
+                False,
+                outcome.passed,
+                outcome.reason,
+                seconds=time.perf_counter() - started,
+            )
+        )
+        started = time.perf_counter()
+
+
+def _episode_attacks(task: Task) -> list[tuple[str, bool, Callable[..., Policy]]]:
+    """The episode-level attacks that apply to ``task``, as planned episodes that must fail."""
+    if task.infeasible:
+        return []
+    planned = []
+    for name, actions in EPISODE_ATTACKS.items():
+        script = episode_attack_policy(actions, task.apps)
+        if script is not None:
+            planned.append((f"attack: {name}", False, lambda params, script=script: ScriptedPolicy(script)))
+    return planned
+
+
+def check_task(
+    task_id: str,
+    seeds: Sequence[int] = (0,),
+    backend: Any = None,
+    env: Any = None,
+    file_attacks: bool = True,
+    episode_attacks: bool = False,
+) -> TaskProof:
+    """Prove a task on a real desktop: oracles pass; the null agent, the perturbed oracle and attacks fail.
 
     Args:
         task_id: a registered task id.
         seeds: reset seeds to check (each gives its own parameters).
         backend: a backend name or instance for a new env (``"local"`` when None); ignored with ``env``.
         env: an existing ``DesktopEnv`` to reuse (not closed here), so many tasks share one desktop.
+        file_attacks: judge the file-level reward hacking attacks (no desktop needed).
+        episode_attacks: also play the episode-level attacks on the desktop.
 
     Returns:
         a ``TaskProof``; ``proof.proven`` is the verdict and ``proof.why_unproven()`` the reasons.
@@ -165,7 +222,11 @@ def check_task(task_id: str, seeds: Sequence[int] = (0,), backend: Any = None, e
         env = DesktopEnv(task_id=task_id, backend=backend or "local")
     try:
         for seed in seeds:
+            if file_attacks:
+                _file_attack_checks(task, seed, proof)
             episodes, problems = _plan(task, seed)
+            if episode_attacks:
+                episodes.extend(_episode_attacks(task))
             proof.problems.extend(p for p in problems if p not in proof.problems)
             for kind, expected, make_policy in episodes:
                 proof.episodes.append(_run_episode(env, task_id, seed, kind, expected, make_policy))
@@ -183,6 +244,8 @@ def check_tasks(
     backend: str = "local",
     on_result: Callable[[TaskProof], None] | None = None,
     jobs: int = 1,
+    file_attacks: bool = True,
+    episode_attacks: Iterable[str] = (),
 ) -> list[TaskProof]:
     """``check_task`` for many tasks, each desktop reused across tasks; results in the order given.
 
@@ -193,10 +256,13 @@ def check_tasks(
         backend: the backend name for envs made here.
         on_result: called with each proof as it is ready (from worker threads when ``jobs > 1``).
         jobs: desktops checking tasks in parallel, one thread each.
+        file_attacks: judge the file-level reward hacking attacks for every task.
+        episode_attacks: the task ids that also get the episode-level attacks.
     """
     from .env import DesktopEnv
 
     task_ids = list(task_ids)
+    attacked = set(episode_attacks)
     proofs: list[TaskProof | None] = [None] * len(task_ids)
     pending = list(enumerate(task_ids))
     lock = threading.Lock()
@@ -212,7 +278,13 @@ def check_tasks(
                 try:
                     if worker_env is None:
                         worker_env = DesktopEnv(backend=backend)
-                    proof = check_task(task_id, seeds, env=worker_env)
+                    proof = check_task(
+                        task_id,
+                        seeds,
+                        env=worker_env,
+                        file_attacks=file_attacks,
+                        episode_attacks=task_id in attacked,
+                    )
                 except Exception as error:  # noqa: BLE001 - one task's crash must not hide the others' results
                     proof = TaskProof(
                         task_id, tuple(seeds), problems=[f"the check crashed: {type(error).__name__}: {error}"]

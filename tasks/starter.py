@@ -112,7 +112,7 @@ class WriterAppendParagraph(Task):
         ctx.client.launch_app("writer", self.path)
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_docx_has_paragraph(ctx.read_file(self.path), ctx.params["sentence"])
+        return verify_docx_has_paragraph(ctx.read_file(self.path), ctx.params["sentence"], last=True)
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return ScriptedPolicy(

@@ -73,16 +73,25 @@ def find_paragraphs(document: Any, text: str, ignore_case: bool = False) -> list
 
 
 @register_verifier("docx_paragraph", reads="file")
-def verify_docx_has_paragraph(data: bytes | None, text: str, exact: bool = True) -> VerifierResult:
+def verify_docx_has_paragraph(data: bytes | None, text: str, exact: bool = True, last: bool = False) -> VerifierResult:
     """Check that a saved docx (or odt) has a paragraph equal to (or, with ``exact=False``, containing) ``text``.
 
     Args:
         data: the file's bytes, or None when it does not exist.
         text: the paragraph text to look for (surrounding whitespace ignored).
         exact: require the whole paragraph to equal ``text``.
+        last: it must be the last non-blank paragraph (text appended "at the end", nothing after it).
     """
     paragraphs = paragraph_texts(data)
     wanted = text.strip()
+    if last:
+        filled = [(index, p.strip()) for index, p in enumerate(paragraphs) if p.strip()]
+        index, found = filled[-1] if filled else (-1, "")
+        if found == wanted or (not exact and wanted in found):
+            return VerifierResult.passed(f"the last paragraph ({index}) has the text", paragraph_index=index)
+        return VerifierResult.failed(
+            f"the last paragraph is {found[:80]!r}, not {wanted[:80]!r}", paragraphs=[p for _, p in filled][-5:]
+        )
     for index, paragraph in enumerate(paragraphs):
         found = paragraph.strip()
         if found == wanted or (not exact and wanted in found):

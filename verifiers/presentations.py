@@ -84,7 +84,11 @@ def verify_pptx_slide_count(
 
 @register_verifier("pptx_text", reads="file")
 def verify_pptx_text(
-    data: bytes | None, text: str, slide: int | None = None, ignore_case: bool = False
+    data: bytes | None,
+    text: str,
+    slide: int | None = None,
+    ignore_case: bool = False,
+    match: Literal["contains", "shape"] = "contains",
 ) -> VerifierResult:
     """Check that ``text`` appears on slide ``slide`` (1-based), or on any slide when None.
 
@@ -93,17 +97,29 @@ def verify_pptx_text(
         text: the text to find (whitespace runs count as one space).
         slide: the slide number; any slide when None.
         ignore_case: compare case-insensitively.
+        match: ``"contains"``: anywhere in the slide's text; ``"shape"``: one shape's whole text is
+            ``text`` (a box stuffed with other text as well does not count).
     """
     slides = _slides(data)
     numbers = range(1, len(slides) + 1) if slide is None else [slide]
     if slide is not None:
         _pick(slides, slide)
     needle = _fold(text, ignore_case)
+
+    def shape_texts(page: Any) -> list[str]:
+        return [_fold(shape.text_frame.text, ignore_case) for shape in _walk(page.shapes) if shape.has_text_frame]
+
     for number in numbers:
-        if needle in _fold(guarded_read("pptx", slide_text, slides[number - 1]), ignore_case):
+        page = slides[number - 1]
+        if match == "shape":
+            found = needle in guarded_read("pptx", shape_texts, page)
+        else:
+            found = needle in _fold(guarded_read("pptx", slide_text, page), ignore_case)
+        if found:
             return VerifierResult.passed(f"slide {number} has {text[:60]!r}", slide=number)
     where = f"slide {slide}" if slide is not None else f"any of {len(slides)} slides"
-    return VerifierResult.failed(f"{text[:60]!r} is not on {where}")
+    wording = "any shape's whole text" if match == "shape" else "anywhere"
+    return VerifierResult.failed(f"{text[:60]!r} is not {wording} on {where}")
 
 
 @register_verifier("pptx_title", reads="file")

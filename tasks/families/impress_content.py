@@ -160,7 +160,7 @@ class InsertTextBox(DeckTask):
         data = self.saved(ctx)
         return all_of(
             {
-                "text": verify_pptx_text(data, p["text"], slide=p["slide"]),
+                "text": verify_pptx_text(data, p["text"], slide=p["slide"], match="shape"),
                 "titles": verify_pptx_slide_titles(data, p["titles"]),
             }
         )

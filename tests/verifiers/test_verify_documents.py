@@ -70,6 +70,8 @@ def test_paragraph_and_text(report: bytes) -> None:
     assert docx_paragraphs(report)[0] == "Status report"
     assert verify_docx_has_paragraph(report, "Centered line").success
     assert verify_docx_has_paragraph(report, "Important", exact=False).success
+    last = verify_docx_has_paragraph(report, "Centered line", last=True)
+    assert not last.success and "the last paragraph is" in last.reason
     assert "no paragraph equals 'Important'" in verify_docx_has_paragraph(report, "Important").reason
     assert verify_document_text(report, "important WORDS", ignore_case=True).success
     assert "does not contain 'Missing words'" in verify_document_text(report, "Missing words").reason
@@ -195,3 +197,13 @@ def test_libreoffice_docx_layout(lo_report: bytes) -> None:
     assert not verify_docx_page_setup(lo_report, orientation="portrait").success
     assert verify_docx_header_footer(lo_report, "ACME Confidential").success
     assert verify_docx_header_footer(lo_report, "Page footer", part="footer").success
+
+
+def test_last_paragraph_means_nothing_after_it() -> None:
+    from desktop_gym.tasks.artifacts import docx_bytes
+
+    appended = docx_bytes(["First.", "Second.", "The new ending."])
+    assert verify_docx_has_paragraph(appended, "The new ending.", last=True).success
+    stuffed = docx_bytes(["First.", "The new ending.", "junk a policy added"])
+    assert verify_docx_has_paragraph(stuffed, "The new ending.").success
+    assert not verify_docx_has_paragraph(stuffed, "The new ending.", last=True).success

@@ -70,8 +70,11 @@ def test_slide_count(deck: bytes) -> None:
 def test_text_and_title(deck: bytes) -> None:
     assert verify_pptx_text(deck, "Growth 12%", slide=2).success
     assert verify_pptx_text(deck, "team amber", ignore_case=True).success
-    assert "'Growth 12%' is not on slide 1" in verify_pptx_text(deck, "Growth 12%", slide=1).reason
-    assert "slide 5 does not exist" in verify_pptx_text(deck, "x", slide=5).reason
+    assert "'Growth 12%' is not anywhere on slide 1" in verify_pptx_text(deck, "Growth 12%", slide=1).reason
+    assert "slide 5 does not exist" in verify_pptx_text(deck, "Growth", slide=5).reason
+    assert verify_pptx_text(deck, "Growth 12%", slide=2, match="shape").success
+    whole = verify_pptx_text(deck, "Growth", slide=2, match="shape")
+    assert not whole.success and "not any shape's whole text on slide 2" in whole.reason
     assert verify_pptx_title(deck, 1, "quarterly review").success
     assert verify_pptx_title(deck, 2, "Res", match="contains").success
     assert "expected 'Summary', found 'Results'" in verify_pptx_title(deck, 2, "Summary").reason
