@@ -72,18 +72,15 @@ def run_command(
     timeout: float = 30.0,
     shell: bool = False,
     cwd: str | Path | None = None,
-    *,
-    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-    pid_namespace: bool = False,
 ) -> ExecResult:
     """Run a command to completion in its own process group (see :func:`run_capped`).
 
-    Output beyond ``max_output_bytes`` per stream is dropped and a note says so at its end.
+    Output beyond :data:`DEFAULT_MAX_OUTPUT_BYTES` per stream is dropped and a note says so at its end.
     """
-    result, cut = run_capped(command, env, timeout, shell, cwd, max_output_bytes, pid_namespace)
+    result, cut = run_capped(command, env, timeout, shell, cwd)
     if not cut:
         return result
-    note = f"\n... [output cut at {max_output_bytes} bytes]"
+    note = f"\n... [output cut at {DEFAULT_MAX_OUTPUT_BYTES} bytes]"
     return ExecResult(result.returncode, result.stdout + note, result.stderr, result.timed_out)
 
 

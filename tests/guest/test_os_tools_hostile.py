@@ -149,3 +149,16 @@ def test_ordinary_file_work_still_works(tools: OSTools, home: Path) -> None:
     assert tools.copy_path("~/a/b/c.txt", "~/copy.txt") == "copied ~/a/b/c.txt to ~/copy.txt"
     assert (home / "copy.txt").read_text() == "hello!"
     assert tools.create_folder("~/x/y") == "created folder ~/x/y" and (home / "x" / "y").is_dir()
+
+
+def test_guest_exec_output_is_bounded_too(home: Path) -> None:
+    from desktop_gym.guest.processes import DEFAULT_MAX_OUTPUT_BYTES, run_command
+
+    result = run_command(
+        f"head -c {DEFAULT_MAX_OUTPUT_BYTES + 4096} /dev/zero | tr '\\0' y",
+        {"HOME": str(home), "PATH": os.environ["PATH"]},
+        shell=True,
+    )
+    assert result.returncode == 0
+    assert result.stdout.endswith(f"[output cut at {DEFAULT_MAX_OUTPUT_BYTES} bytes]")
+    assert len(result.stdout) < DEFAULT_MAX_OUTPUT_BYTES + 100
