@@ -79,8 +79,12 @@ class EnvServerActor:
         return self.server.address, self.server.token
 
     def info(self) -> dict[str, Any]:
-        """Pid, address, server id, when it started and how many orphans it killed."""
+        """Key, node, pid, address, server id, when it started and how many orphans it killed."""
+        import ray
+
         return {
+            "key": self.key,
+            "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),
             "address": self.server.address,
             "server_id": self.server.server_id,

@@ -76,6 +76,7 @@ class EnvPool:
         self.timeout = timeout
         self.env_options = env_options
         self._servers: dict[str, _Server] = {}
+        self._every_server: list[_Server] = []  # also the ones that moved away, to close their channels
         self._route: dict[str, _Server] = {}
         self._parts: dict[str, tuple[str, ...]] = {}
         self._ttl: float | None = None
@@ -83,14 +84,19 @@ class EnvPool:
         self._heartbeat_task: asyncio.Task | None = None
         self._inflight: set[asyncio.Task] = set()
         self._done: asyncio.Queue | None = None
+        self._unread = 0  # submitted steps whose result results() has not handed out yet
         self._refresh_servers(initial=True)
 
     def _refresh_servers(self, initial: bool = False) -> None:
         if not initial and hasattr(self._source, "refresh"):
             self._source.refresh()
-        for address, token in _server_list(self._source):
+        current = dict(_server_list(self._source))
+        for address in [address for address in self._servers if address not in current]:
+            self._servers.pop(address)  # a server that moved (restarted); its envs keep their old route
+        for address, token in current.items():
             if address not in self._servers:
                 self._servers[address] = _Server(address, token)
+                self._every_server.append(self._servers[address])
 
     async def _call(self, server: _Server, name: str, request: Any, env_id: str = "") -> Any:
         try:
@@ -175,6 +181,7 @@ class EnvPool:
             return result
 
         task = asyncio.ensure_future(run())
+        self._unread += 1
         self._inflight.add(task)
         task.add_done_callback(self._inflight.discard)
         return task
@@ -186,8 +193,10 @@ class EnvPool:
         """
         if self._done is None:
             return
-        while self._inflight or not self._done.empty():
-            yield await self._done.get()
+        while self._unread > 0:
+            item = await self._done.get()
+            self._unread -= 1
+            yield item
 
     async def close(self, env_id: str) -> None:
         """Close env ``env_id`` (its desktop goes back to its server's pool)."""
@@ -238,5 +247,5 @@ class EnvPool:
         if self._heartbeat_task is not None:
             self._heartbeat_task.cancel()
             self._heartbeat_task = None
-        for server in self._servers.values():
+        for server in self._every_server:
             await server.channel.close()
