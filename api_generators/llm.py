@@ -128,10 +128,20 @@ class OfflineClient:
 
     A real run of a very small model: expect few or no accepted functions. The model is loaded on
     the first call, so a fully cached rerun never loads it.
+
+    Args:
+        max_new_tokens: The longest reply (``DESKTOP_GYM_APIGEN_MAX_TOKENS`` overrides the default).
+        threads: torch CPU threads (``DESKTOP_GYM_LLM_THREADS``; default torch's). On 2 shared
+            cores 1 thread generated 7x faster than 2 (measured: 16 tokens in 4.9 s vs 35.6 s).
+        bf16: bfloat16 autocast (off by default: 2x slower than float32 on this machine's CPU).
     """
 
-    def __init__(self, max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS) -> None:
-        self.max_new_tokens = max_new_tokens
+    def __init__(self, max_new_tokens: int | None = None, threads: int | None = None, bf16: bool = False) -> None:
+        env_tokens = os.environ.get("DESKTOP_GYM_APIGEN_MAX_TOKENS")
+        self.max_new_tokens = max_new_tokens or (int(env_tokens) if env_tokens else OFFLINE_MAX_NEW_TOKENS)
+        env_threads = os.environ.get("DESKTOP_GYM_LLM_THREADS")
+        self.threads = threads or (int(env_threads) if env_threads else None)
+        self.bf16 = bf16
         self.name = "offline:SmolLM2-135M-Instruct (greedy)"
 
     def complete(self, messages: Messages, key: str) -> LLMReply:
@@ -141,8 +151,14 @@ class OfflineClient:
             tokenizer, model = shared_default_model()
         except (ImportError, RuntimeError) as exc:
             raise LLMError(f"--llm offline: the offline model is not available ({exc})") from None
+        if self.threads:
+            import torch
+
+            torch.set_num_threads(self.threads)
         started = time.monotonic()
-        completion = generate_chat(model, tokenizer, [messages], max_new_tokens=self.max_new_tokens, temperature=0.0)[0]
+        completion = generate_chat(
+            model, tokenizer, [messages], max_new_tokens=self.max_new_tokens, temperature=0.0, bf16=self.bf16
+        )[0]
         return LLMReply(
             text=completion.text,
             prompt_tokens=completion.prompt_tokens,
