@@ -37,8 +37,9 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument(
         "--action-style",
         choices=("computerrl", "computer_13", "pyautogui", "all"),
-        default="computerrl",
-        help="GUI action vocabulary offered and parsed (default computerrl: the shortest prompt)",
+        default=None,
+        help="GUI action vocabulary offered and parsed (default: computerrl for LLM agents, the shortest "
+        "prompt; all for the others)",
     )
     parser.add_argument("--backend", default="local", help="backend of in-process envs")
     parser.add_argument(

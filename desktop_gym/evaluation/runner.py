@@ -24,6 +24,7 @@ from .records import CONFIG_FILE, RESULTS_FILE, EpisodeRecord, ResultsError, epi
 
 ACTION_MODES = ("gui", "api", "hybrid")
 ACTION_STYLES = ("computerrl", "computer_13", "pyautogui", "all")
+LLM_AGENT_PREFIXES = ("hf:", "openai:")
 MAX_EPISODES = 100_000
 MAX_ENVS = 64
 EnvFactory = Callable[[int], Any]
@@ -42,7 +43,9 @@ class EvalConfig:
         envs: desktops in parallel.
         action_mode: ``gui``, ``api`` or ``hybrid``.
         action_style: the GUI vocabulary offered and parsed (``computerrl``, ``computer_13``,
-            ``pyautogui`` or ``all``); ComputerRL's alone keeps the prompt at ~1,000 tokens.
+            ``pyautogui`` or ``all``); None: ``computerrl`` for LLM agents (ComputerRL's set alone
+            keeps the prompt at ~1,000 tokens instead of ~2,300) and ``all`` for the others (the
+            oracles and the null agent also say ``done()`` / ``fail()``).
         backend: the backend of in-process envs.
         max_steps: a step budget for every task (None: each task's own).
         agent_options: LLM agent options.
@@ -56,7 +59,7 @@ class EvalConfig:
     seeds: Sequence[int] = (0,)
     envs: int = 1
     action_mode: str = "hybrid"
-    action_style: str = "computerrl"
+    action_style: str | None = None
     backend: str = "local"
     max_steps: int | None = None
     agent_options: AgentOptions = field(default_factory=AgentOptions)
@@ -72,6 +75,8 @@ class EvalConfig:
             raise ValueError(f"runs must be in 1..1000, got {self.runs}")
         if not 1 <= self.envs <= MAX_ENVS:
             raise ValueError(f"envs must be in 1..{MAX_ENVS}, got {self.envs}")
+        if self.action_style is None:
+            self.action_style = "computerrl" if self.agent.startswith(LLM_AGENT_PREFIXES) else "all"
         if self.action_style not in ACTION_STYLES:
             raise ValueError(f"action_style must be one of {ACTION_STYLES}, got {self.action_style!r}")
         if not self.seeds:
