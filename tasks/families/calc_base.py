@@ -9,12 +9,12 @@ observation's accessibility tree (:class:`A11yStep`).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from ...guest.a11y_text import find_node, focused_with_ancestors
 from ...verifiers.result import VerifierResult
 from ..artifacts import workbook_bytes
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
@@ -104,22 +104,11 @@ def ints(rng: np.random.Generator, low: int, high: int, size: int) -> list[int]:
     return [int(value) for value in rng.integers(low, high, size=size)]
 
 
-_TREE_LINE = re.compile(r'^\s*(?P<role>[a-z][a-z ]*?) (?P<name>"(?:[^"\\]|\\.)*")(?P<rest>.*)$')
-_BOX = re.compile(r"@\((-?\d+),(-?\d+),(\d+),(\d+)\)\s*$")
-
-
 def find_box(tree: str, role: str, name: str) -> tuple[int, int, int, int] | None:
     """The box ``(x, y, width, height)`` of the first node with ``role`` and ``name`` in a linearized
     accessibility tree (the observation's ``a11y_tree``), or None when absent or off screen."""
-    for line in tree.splitlines():
-        match = _TREE_LINE.match(line)
-        if match is None or match.group("role") != role or json.loads(match.group("name")) != name:
-            continue
-        box = _BOX.search(match.group("rest"))
-        if box is not None:
-            x, y, width, height = (int(value) for value in box.groups())
-            return x, y, width, height
-    return None
+    node = find_node(tree, role, name)
+    return node.box if node is not None else None
 
 
 class A11yStep:
@@ -182,22 +171,7 @@ class TreePolicy:
 
 def focused_nodes(tree: str) -> list[tuple[str, str, str, tuple[str, ...]]]:
     """The focused nodes of a linearized a11y tree: (role, name, text, ancestors as 'role "name"')."""
-    found = []
-    stack: list[tuple[int, str]] = []
-    for line in tree.splitlines():
-        match = _TREE_LINE.match(line)
-        if match is None:
-            continue
-        depth = len(line) - len(line.lstrip(" "))
-        while stack and stack[-1][0] >= depth:
-            stack.pop()
-        role, name, rest = match.group("role"), json.loads(match.group("name")), match.group("rest")
-        states = re.search(r"\[([a-z, ]+)\]", rest)
-        if states is not None and "focused" in states.group(1).split(", "):
-            text = re.match(r' text=("(?:[^"\\]|\\.)*")', rest)
-            found.append((role, name, json.loads(text.group(1)) if text else "", tuple(a for _, a in stack)))
-        stack.append((depth, f"{role} {json.dumps(name, ensure_ascii=False)}"))
-    return found
+    return [(node.role, node.name, node.text, ancestors) for node, ancestors in focused_with_ancestors(tree)]
 
 
 def _tree(observation: Mapping[str, Any]) -> str:

@@ -8,65 +8,15 @@ the observation and returns one (e.g. :func:`click_node`, which clicks the centr
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from ...guest.a11y_text import A11yLine, A11yNodeNotFoundError, parse_tree, require_node
 
 Step = str | Callable[[Mapping[str, Any]], str]
 
-_LINE = re.compile(r"^(?P<indent> *)(?P<role>[a-z][a-z -]*?) (?P<rest>\".*)$")
 MENU_ITEMS = ("menu item", "check menu item", "radio menu item")
-_BOX = re.compile(r"@\((-?\d+),(-?\d+),(\d+),(\d+)\)$")
-
-
-class A11yNodeNotFoundError(LookupError):
-    """The node a GUI oracle needs is not in the accessibility tree of the observation."""
-
-
-@dataclass(frozen=True)
-class TreeNode:
-    """One line of the linearized tree."""
-
-    depth: int
-    role: str
-    name: str
-    box: tuple[int, int, int, int] | None
-    line: str
-
-    @property
-    def center(self) -> tuple[int, int]:
-        """The point to click (raises if the node has no on-screen box)."""
-        if self.box is None:
-            raise A11yNodeNotFoundError(f"{self.role} {self.name!r} has no on-screen box")
-        x, y, width, height = self.box
-        return x + width // 2, y + height // 2
-
-
-def parse_tree(text: str) -> list[TreeNode]:
-    """The nodes of a linearized accessibility tree, in document order (unparsable lines skipped)."""
-    nodes = []
-    decoder = json.JSONDecoder()
-    for line in text.splitlines():
-        match = _LINE.match(line)
-        if match is None:
-            continue
-        try:
-            name, _ = decoder.raw_decode(match["rest"])
-        except ValueError:
-            continue
-        box = _BOX.search(line)
-        nodes.append(
-            TreeNode(
-                depth=len(match["indent"]) // 2,
-                role=match["role"],
-                name=str(name),
-                box=tuple(int(v) for v in box.groups()) if box else None,  # type: ignore[arg-type]
-                line=line,
-            )
-        )
-    return nodes
+TreeNode = A11yLine  # one node of the linearized tree (desktop_gym.guest.a11y_text)
 
 
 def find_node(tree: str, role: str | tuple[str, ...], name: str, within: tuple[str, str] | None = None) -> TreeNode:
@@ -76,20 +26,7 @@ def find_node(tree: str, role: str | tuple[str, ...], name: str, within: tuple[s
     Raises:
         A11yNodeNotFoundError: naming what was looked for.
     """
-    roles = (role,) if isinstance(role, str) else role
-    inside_depth: int | None = None if within is not None else -1
-    for node in parse_tree(tree):
-        if within is not None:
-            if inside_depth is not None and node.depth <= inside_depth:
-                inside_depth = None
-            if inside_depth is None:
-                if (node.role, node.name) == within:
-                    inside_depth = node.depth
-                continue
-        if node.role in roles and node.name == name and node.box is not None:
-            return node
-    where = f" inside {within[0]} {within[1]!r}" if within else ""
-    raise A11yNodeNotFoundError(f"no on-screen {' or '.join(roles)} {name!r}{where} in the accessibility tree")
+    return require_node(tree, role, name, within)
 
 
 def click_node(

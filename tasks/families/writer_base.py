@@ -9,12 +9,13 @@ accessibility tree through :func:`click_node`.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
+from ...guest.a11y_text import A11yLine, parse_tree
+from ...guest.a11y_text import find_node as a11y_find_node
 from ...verifiers import verify_document_text
 from ...verifiers.result import VerifierResult
 from ..artifacts import docx_bytes
@@ -106,28 +107,14 @@ class WriterDocumentTask(Task):
 
 # --- GUI helpers -----------------------------------------------------------------------------------
 
-_LINE = re.compile(r'^(?P<indent> *)(?P<role>[a-z ]+?) (?P<name>"(?:[^"\\]|\\.)*")(?P<rest>.*)$')
-_BOX = re.compile(r"@\((-?\d+),(-?\d+),(\d+),(\d+)\)\s*(?:\{.*\})?$")
-
 
 def tree_nodes(tree: str) -> list[dict[str, Any]]:
     """The linearized a11y tree as dicts: ``depth``, ``role``, ``name``, ``rest``, ``box`` (or None)."""
-    nodes = []
-    for line in tree.splitlines():
-        match = _LINE.match(line)
-        if not match:
-            continue
-        box = _BOX.search(match["rest"])
-        nodes.append(
-            {
-                "depth": len(match["indent"]) // 2,
-                "role": match["role"],
-                "name": json.loads(match["name"]),
-                "rest": match["rest"],
-                "box": tuple(int(v) for v in box.groups()) if box else None,
-            }
-        )
-    return nodes
+    return [_as_dict(node) for node in parse_tree(tree)]
+
+
+def _as_dict(node: A11yLine) -> dict[str, Any]:
+    return {"depth": node.depth, "role": node.role, "name": node.name, "rest": node.tail, "box": node.box}
 
 
 def find_node(
@@ -137,20 +124,8 @@ def find_node(
 
     With ``enabled``, disabled nodes are skipped.
     """
-    nodes = tree_nodes(tree)
-    start, depth = 0, -1
-    if within is not None:
-        parent = next((i for i, n in enumerate(nodes) if (n["role"], n["name"]) == within), None)
-        if parent is None:
-            return None
-        start, depth = parent + 1, nodes[parent]["depth"]
-    for node in nodes[start:]:
-        if within is not None and node["depth"] <= depth:
-            return None
-        usable = not enabled or "[disabled]" not in node["rest"]
-        if node["role"] == role and name in (None, node["name"]) and node["box"] and usable:
-            return node
-    return None
+    node = a11y_find_node(tree, role, name, within, enabled_only=enabled)
+    return None if node is None else _as_dict(node)
 
 
 def click_node(
