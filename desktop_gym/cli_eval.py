@@ -45,6 +45,7 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument(
         "--servers", nargs="+", default=None, metavar="ADDR", help="env server addresses (instead of in-process envs)"
     )
+    parser.add_argument("--server-token", default=None, help="the env servers' token (default $DESKTOP_GYM_TOKEN)")
     parser.add_argument("--max-steps", type=int, default=None, help="step budget for every task (default: each task's)")
     parser.add_argument(
         "--out", default=None, help="output folder (default runs/eval/<agent>-<mode>); a rerun resumes it"
@@ -142,7 +143,7 @@ def _run(args: argparse.Namespace, references: dict[str, Any]) -> int:
             max_steps=args.max_steps,
             agent_options=options,
         )
-        factory = remote_env_factory(config, args.servers) if args.servers else None
+        factory = remote_env_factory(config, args.servers, args.server_token) if args.servers else None
         records = run_eval(config, env_factory=factory, progress=not args.quiet)
     except (UnknownAgentError, ResultsError, ValueError, RuntimeError) as error:
         print(f"desktop-gym eval: {error}", file=sys.stderr)

@@ -8,6 +8,7 @@ to ``results.jsonl`` at once, so a rerun with the same ``--out`` skips them.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import threading
 import time
@@ -116,8 +117,13 @@ def local_env_factory(config: EvalConfig) -> EnvFactory:
     return make
 
 
-def remote_env_factory(config: EvalConfig, servers: Sequence[str]) -> EnvFactory:
+def remote_env_factory(config: EvalConfig, servers: Sequence[str], token: str | None = None) -> EnvFactory:
     """Makes envs on env servers (``desktop_gym.serve.RemoteEnv``), worker ``i`` on server ``i % len``.
+
+    Args:
+        config: what to evaluate (action mode and step budget travel to the server).
+        servers: ``HOST:PORT`` addresses (``desktop-gym serve`` prints them).
+        token: the servers' token (``$DESKTOP_GYM_TOKEN`` when None).
 
     Raises:
         RuntimeError: this install has no env server client.
@@ -130,7 +136,12 @@ def remote_env_factory(config: EvalConfig, servers: Sequence[str]) -> EnvFactory
         raise RuntimeError(f"--servers needs the env server client (desktop_gym.serve.RemoteEnv): {error}") from error
 
     def make(index: int) -> Any:
-        return RemoteEnv(servers[index % len(servers)], action_mode=config.action_mode, max_steps=config.max_steps)
+        return RemoteEnv(
+            address=servers[index % len(servers)],
+            token=token if token is not None else os.environ.get("DESKTOP_GYM_TOKEN"),
+            action_mode=config.action_mode,
+            max_steps=config.max_steps,
+        )
 
     return make
 
