@@ -24,7 +24,7 @@ CLI = [sys.executable, "-m", "desktop_gym.cli"]
 def run_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("apigen")
     result = subprocess.run(
-        [*CLI, "apigen", "--app", "editor", "--llm", f"recording:{RECORDING}", "--out", str(out), "--strict-recording"],
+        [*CLI, "apigen", "--app", "editor", "--llm", f"recording:{RECORDING}", "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=180,
@@ -39,6 +39,8 @@ def run_dir(tmp_path_factory):
 def test_report_says_what_happened_to_each_function(run_dir):
     report = json.loads((run_dir / "report.json").read_text())
     assert report["llm"].startswith("recording:editor_claude.json (responses written by the developing model (Claude)")
+    # only the analysis prompt may have drifted (it lists OSTools, which other work may extend)
+    assert set(report["recording_drift"]) <= {"analyse"}
     statuses = {f["name"]: f["status"] for f in report["functions"]}
     assert statuses.pop("read_text_file") == "reused"
     assert set(statuses.values()) == {"accepted"} and len(statuses) == 7
