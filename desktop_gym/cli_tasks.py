@@ -138,8 +138,22 @@ def _tags_summary(task_ids: list[str]) -> str:
 
 
 def cmd_import_osworld(args: argparse.Namespace) -> int:
-    """Convert OSWorld task files into our JSON tasks; print what could not be mapped."""
+    """Convert OSWorld task files into our JSON tasks; print what could not be mapped.
+
+    With ``--report FOLDER`` print instead how many of the tasks under FOLDER would map given their
+    files, per domain, and why the others do not.
+    """
     from .tasks.osworld_import import import_osworld_files
+
+    if args.report is not None:
+        from .tasks.osworld_report import DOMAINS, coverage
+
+        domains = None if args.domains == ["all"] else tuple(args.domains or DOMAINS)
+        print(coverage(Path(args.report), domains).describe())
+        return 0
+    if not args.files or args.cache is None:
+        print("desktop-gym tasks import-osworld: give task files and --cache (or --report FOLDER)", file=sys.stderr)
+        return 2
 
     reports = import_osworld_files(
         [Path(f) for f in args.files],
@@ -188,8 +202,17 @@ def add_tasks_commands(sub: Any) -> None:
     )
     check.set_defaults(handler=cmd_check)
     osworld = group.add_parser("import-osworld", help="convert OSWorld task JSON into desktop-gym tasks")
-    osworld.add_argument("files", nargs="+", help="OSWorld task files")
-    osworld.add_argument("--cache", required=True, help="folder with the tasks' downloaded files (by name)")
+    osworld.add_argument("files", nargs="*", help="OSWorld task files")
+    osworld.add_argument("--cache", default=None, help="folder with the tasks' downloaded files (by name)")
+    osworld.add_argument(
+        "--report",
+        default=None,
+        metavar="FOLDER",
+        help="coverage report over OSWorld's evaluation_examples/examples folder instead of importing",
+    )
+    osworld.add_argument(
+        "--domains", nargs="*", default=None, help="domains (subfolders) for --report; 'all' for every one"
+    )
     osworld.add_argument("--out", default="osworld_tasks", help="output suite folder (JSON + assets/)")
     osworld.add_argument("--suite", default="osworld", help="suite part of the task ids")
     osworld.add_argument(

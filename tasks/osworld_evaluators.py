@@ -20,6 +20,10 @@ class Unsupported(Exception):
     """This part of an OSWorld task has no equivalent here (the message says what and why)."""
 
 
+class MissingAsset(Unsupported):
+    """A file the task needs (input or gold) is not in the local cache; it would map given the file."""
+
+
 def guest_path(path: str) -> str:
     """OSWorld's ``/home/user/...`` -> ``~/...`` (our session home); other paths unchanged."""
     for home in ("/home/user/", "/root/"):
@@ -32,7 +36,7 @@ def find_cached(cache_dir: Path, *names: str) -> Path:
     """A downloaded file in the cache: by its file name, else by the URL's basename.
 
     Raises:
-        Unsupported: none of the names is in the cache.
+        MissingAsset: none of the names is in the cache.
     """
     tried = []
     for name in names:
@@ -42,7 +46,7 @@ def find_cached(cache_dir: Path, *names: str) -> Path:
         if base and (cache_dir / base).is_file():
             return cache_dir / base
         tried.append(base)
-    raise Unsupported(f"file not in the cache {cache_dir} (looked for {', '.join(sorted(set(tried)))})")
+    raise MissingAsset(f"file not in the cache {cache_dir} (looked for {', '.join(sorted(set(tried)))})")
 
 
 def _cell(value: Any) -> Any:
@@ -200,7 +204,149 @@ def check_include_exclude(result: Mapping, expected: Mapping, options: Mapping, 
     return checks[0] if len(checks) == 1 else {"all": checks}
 
 
+# compare_pptx_files options that only switch OSWorld's formatting checks on or off: the text of
+# every shape on every slide is compared whatever they say.
+PPTX_FORMAT_OPTIONS = (
+    "examine_number_of_slides",
+    "examine_shape",
+    "examine_text",
+    "examine_indent",
+    "examine_font_name",
+    "examine_font_size",
+    "examine_font_bold",
+    "examine_font_italic",
+    "examine_color_rgb",
+    "examine_font_underline",
+    "examine_strike_through",
+    "examine_alignment",
+    "examine_aligment",
+    "examine_title_bottom_position",
+    "examine_table_bottom_position",
+    "examine_right_position",
+    "examine_top_position",
+    "examine_shape_for_shift_size",
+    "examine_image_size",
+    "examine_modify_height",
+    "examine_bullets",
+    "examine_background_color",
+    "examine_note",
+)
+
+
+def compare_pptx_files(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    from ..verifiers.presentation_outline import pptx_slide_texts
+
+    source = _source(result)
+    _no_options(options, "compare_pptx_files", PPTX_FORMAT_OPTIONS)
+    slides = pptx_slide_texts(_gold(expected, cache_dir))
+    return {
+        "name": "pptx_slide_texts",
+        **source,
+        "args": {"slides": slides},
+        "label": "slide texts as in the gold deck",
+    }
+
+
+def compare_docx_tables(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    from ..verifiers._load import guarded_read, open_docx
+
+    source = _source(result)
+    _no_options(options, "compare_docx_tables")
+    document = open_docx(_gold(expected, cache_dir))
+    tables = guarded_read(
+        "docx", lambda: [[[cell.text for cell in row.cells] for row in table.rows] for table in document.tables]
+    )
+    checks = [
+        {"name": "docx_tables", **source, "args": {"count": len(tables), "table_index": index, "expected_rows": rows}}
+        for index, rows in enumerate(tables)
+    ]
+    if not checks:
+        raise Unsupported("compare_docx_tables with a gold document that has no tables")
+    return checks[0] if len(checks) == 1 else {"all": checks}
+
+
+def compare_line_spacing(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    from ..verifiers._load import guarded_read, open_docx
+    from ..verifiers.documents import paragraph_line_spacing
+
+    source = _source(result)
+    _no_options(options, "compare_line_spacing")
+    document = open_docx(_gold(expected, cache_dir))
+    spacings = guarded_read(
+        "docx", lambda: [(p.text, *paragraph_line_spacing(p)) for p in document.paragraphs if p.text.strip()]
+    )
+    checks = []
+    for text, rule, value in spacings:
+        if rule not in ("multiple", "points"):
+            raise Unsupported(f"compare_line_spacing: gold line spacing rule {rule!r} has no equivalent")
+        checks.append({"name": "docx_line_spacing", **source, "args": {"text": text, rule: value}})
+    text_check = {
+        "name": "document_text",
+        **source,
+        "args": {"text": "\n".join(t for t, _, _ in spacings), "match": "equals"},
+    }
+    return {"all": [text_check, *checks]}
+
+
+def compare_docx_files_and_ignore_new_lines(
+    result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path
+) -> Node:
+    from ..verifiers.documents import paragraph_texts
+
+    _no_options(options, "compare_docx_files_and_ignore_new_lines", ("ignore_blanks",))
+    text = " ".join(" ".join(p.split()) for p in paragraph_texts(_gold(expected, cache_dir)) if p.strip())
+    return {"name": "document_text", **_source(result), "args": {"text": text, "match": "equals_ignoring_breaks"}}
+
+
+def diff_text_file(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    _no_options(options, "diff_text_file")
+    text = _gold(expected, cache_dir).decode("utf-8", "replace")
+    return {"name": "text_file", **_source(result), "args": {"expected": text, "strip": False}}
+
+
+def check_list(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    _no_options(options, "check_list")
+    rules = _rules(expected)
+    source = _source(result)
+
+    def matches(pattern: str) -> Node:
+        if "command" in source:
+            return {"name": "command_output", **source, "args": {"regex": pattern, "returncode": None}}
+        return {"name": "file_regex", **source, "args": {"pattern": pattern}}
+
+    checks = [matches(str(pattern)) for pattern in rules.get("expect", [])]
+    checks += [{"not": matches(str(pattern))} for pattern in rules.get("unexpect", [])]
+    if not checks:
+        raise Unsupported("check_list with no expect and no unexpect patterns")
+    return checks[0] if len(checks) == 1 else {"all": checks}
+
+
+def check_pdf_pages(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    _no_options(options, "check_pdf_pages")
+    rules = _rules(expected)
+    if rules.get("relation", "eq") != "eq":
+        raise Unsupported(f"check_pdf_pages relation {rules.get('relation')!r} (only eq)")
+    return {"name": "pdf_pages", **_source(result), "args": {"count": int(rules["ref_value"])}}
+
+
+def file_contains(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    _no_options(options, "file_contains")
+    wanted = _rules(expected).get("expected", [])
+    checks = [{"name": "file_contains", **_source(result), "args": {"text": str(text)}} for text in wanted]
+    if not checks:
+        raise Unsupported("file_contains with no expected strings")
+    return checks[0] if len(checks) == 1 else {"all": checks}
+
+
 METRICS: dict[str, Callable[[Mapping, Mapping, Mapping, Path], Node]] = {
+    "compare_pptx_files": compare_pptx_files,
+    "compare_docx_tables": compare_docx_tables,
+    "compare_line_spacing": compare_line_spacing,
+    "compare_docx_files_and_ignore_new_lines": compare_docx_files_and_ignore_new_lines,
+    "diff_text_file": diff_text_file,
+    "check_list": check_list,
+    "check_pdf_pages": check_pdf_pages,
+    "file_contains": file_contains,
     "compare_table": compare_table,
     "compare_csv": compare_csv,
     "compare_text_file": compare_text_file,

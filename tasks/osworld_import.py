@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .osworld_evaluators import METRICS, Unsupported, find_cached, guest_path
+from .osworld_evaluators import METRICS, MissingAsset, Unsupported, find_cached, guest_path
 
 APP_BY_EXTENSION = {
     **dict.fromkeys(("xlsx", "xls", "ods", "csv"), "calc"),
@@ -30,6 +30,8 @@ APP_BY_PROGRAM = {"gnome-terminal": "terminal", "xterm": "terminal", "gedit": "e
 LIBREOFFICE_FLAGS = {"--calc": "calc", "--writer": "writer", "--impress": "impress"}
 GUI_DRIVERS = ("pyautogui", "xdotool")
 DEFAULT_MAX_STEPS = 30
+# OSWorld's evaluators save for the agent (pyautogui ctrl+s); here saving is the agent's job (needs_save).
+SAVE_HOTKEY = re.compile(r"""hotkey\(\s*['"]ctrl['"]\s*,\s*['"]s['"]\s*\)""")
 
 
 @dataclass
@@ -47,6 +49,7 @@ class ImportReport:
     status: str = "ok"
     mapped: list[str] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
+    missing_assets: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     task: dict[str, Any] | None = None
     assets: dict[str, Path] = field(default_factory=dict)
@@ -97,6 +100,36 @@ def _launch_step(command: Any) -> dict[str, Any]:
     raise Unsupported(f"launch {program!r}: no equivalent app (apps: calc, writer, impress, terminal, editor)")
 
 
+_PYAUTOGUI_CALL = re.compile(r"pyautogui\.(\w+)\(([^()]*)\)")
+FOCUS_CLICK = re.compile(r"960\s*,\s*540")  # the centre of OSWorld's screen; any other click is an action
+_TERMINAL_HOTKEY = re.compile(r"""^['"]ctrl['"]\s*,\s*['"]alt['"]\s*,\s*['"]t['"]$""")
+
+
+def _gui_setup_step(text: str) -> dict[str, Any] | None:
+    """What a setup command that drives the GUI with pyautogui amounts to here.
+
+    Only two shapes are understood: clicks at the centre of OSWorld's 1920x1080 screen (to focus
+    the app it just opened, which our setup does by activating the window) -> None, and the terminal hotkey
+    (Ctrl+Alt+T, after optional clicks) -> a terminal launch. Typing, scrolling or pressing keys
+    in the app would change the task's starting state, so those stay unsupported.
+
+    Raises:
+        Unsupported: anything else.
+    """
+    calls = _PYAUTOGUI_CALL.findall(text)
+    kinds = ["focus" if name == "click" and FOCUS_CLICK.fullmatch(args.strip()) else name for name, args in calls]
+    if calls and set(kinds) <= {"focus"}:
+        return None
+    if (
+        kinds
+        and kinds[-1] == "hotkey"
+        and _TERMINAL_HOTKEY.match(calls[-1][1].strip())
+        and set(kinds[:-1]) <= {"focus"}
+    ):
+        return {"type": "launch", "app": "terminal"}
+    raise Unsupported(f"the command drives the GUI ({text[:80]!r}); setup may only click to focus or open a terminal")
+
+
 def _config_steps(
     config: Sequence[Mapping[str, Any]], cache_dir: Path, prefix: str, report: ImportReport
 ) -> list[dict[str, Any]]:
@@ -119,8 +152,14 @@ def _config_steps(
             elif kind in ("execute", "command"):
                 text = _command_text(params.get("command"))
                 if any(driver in text for driver in GUI_DRIVERS):
-                    raise Unsupported(f"the command drives the GUI ({text[:80]!r}); setup may not click or type")
-                steps.append({"type": "run", "command": text, "timeout": 60})
+                    step = _gui_setup_step(text)
+                    if step is None:
+                        report.notes.append(f"{where}: a click to focus the window dropped; setup focuses the app")
+                        report.mapped.append(where)
+                        continue
+                    steps.append(step)
+                else:
+                    steps.append({"type": "run", "command": text, "timeout": 60})
             elif kind == "sleep":
                 report.notes.append(
                     f"{where}: fixed sleep of {params.get('seconds')}s dropped; setup steps wait on readiness"
@@ -137,9 +176,10 @@ def _config_steps(
                 raise Unsupported(f"config step type {kind!r} has no equivalent")
             report.mapped.append(where)
         except (Unsupported, KeyError) as error:
-            report.unsupported.append(
-                f"{where}: {error if isinstance(error, Unsupported) else f'missing parameter {error}'}"
-            )
+            item = f"{where}: {error if isinstance(error, Unsupported) else f'missing parameter {error}'}"
+            report.unsupported.append(item)
+            if isinstance(error, MissingAsset):
+                report.missing_assets.append(item)
     return steps
 
 
@@ -174,14 +214,12 @@ def _verifier(evaluator: Mapping[str, Any], cache_dir: Path, report: ImportRepor
             report.mapped.append(where)
         except Unsupported as error:
             report.unsupported.append(f"{where}: {error}")
+            if isinstance(error, MissingAsset):
+                report.missing_assets.append(f"{where}: {error}")
     for index, step in enumerate(evaluator.get("postconfig", [])):
-        text = json.dumps(step.get("parameters", {}))
-        if (
-            step.get("type") in ("sleep", "activate_window")
-            or "ctrl', 's'" in text
-            or '"ctrl", "s"' in text
-            or "hotkey('ctrl', 's')" in text
-        ):
+        command = step.get("parameters", {}).get("command", "")
+        text = command if isinstance(command, str) else " ".join(str(part) for part in command or [])
+        if step.get("type") in ("sleep", "activate_window") or SAVE_HOTKEY.search(text):
             report.notes.append(
                 f"evaluator.postconfig[{index}] ({step.get('type')}) not run: the agent must save itself (needs_save)"
             )
@@ -203,7 +241,7 @@ def convert_osworld(
     """Map one OSWorld task (parsed JSON) to a desktop-gym task definition (``report.task``)."""
     osworld_id = str(data.get("id", ""))
     report = ImportReport(source=source, osworld_id=osworld_id)
-    if not osworld_id or "instruction" not in data or "evaluator" not in data:
+    if not osworld_id or "instruction" not in data or not isinstance(data.get("evaluator"), Mapping):
         report.status = "error"
         report.unsupported.append("not an OSWorld task: id, instruction and evaluator are required")
         return report

@@ -39,6 +39,7 @@ from .files import (
 from .presentation_outline import (
     verify_odp_slide_titles,
     verify_pptx_autoshape,
+    verify_pptx_slide_texts,
     verify_pptx_slide_titles,
     verify_pptx_title_font_size,
 )
@@ -127,6 +128,7 @@ __all__ = [
     "verify_pptx_notes",
     "verify_pptx_shapes",
     "verify_pptx_slide_count",
+    "verify_pptx_slide_texts",
     "verify_pptx_slide_titles",
     "verify_pptx_text",
     "verify_pptx_title",

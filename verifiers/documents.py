@@ -104,17 +104,33 @@ def verify_docx_has_paragraph(data: bytes | None, text: str, exact: bool = True,
 
 @register_verifier("document_text", reads="file")
 def verify_document_text(
-    data: bytes | None, text: str, match: Match = "contains", ignore_case: bool = False
+    data: bytes | None,
+    text: str,
+    match: Literal["equals", "contains", "equals_ignoring_breaks"] = "contains",
+    ignore_case: bool = False,
 ) -> VerifierResult:
     """Check the whole text of a docx or odt document (whitespace runs count as one space).
 
     Args:
         data: the file's bytes, or None when it does not exist.
         text: the text to find, or the whole expected text (paragraphs separated by newlines).
-        match: the document ``"contains"`` the text, or ``"equals"`` it (blank paragraphs ignored).
+        match: the document ``"contains"`` the text, or ``"equals"`` it (blank paragraphs ignored), or
+            ``"equals_ignoring_breaks"``: the same words in the same order, wherever paragraphs break.
         ignore_case: compare case-insensitively.
     """
     paragraphs = [p for p in paragraph_texts(data) if p.strip()]
+    if match == "equals_ignoring_breaks":
+        found_text, wanted_text = _fold(" ".join(paragraphs), ignore_case), _fold(text, ignore_case)
+        if found_text == wanted_text:
+            return VerifierResult.passed("the document's text equals the expected text (paragraph breaks ignored)")
+        first = next(
+            (i for i, (a, b) in enumerate(zip(found_text, wanted_text, strict=False)) if a != b),
+            min(len(found_text), len(wanted_text)),
+        )
+        return VerifierResult.failed(
+            f"the document's text differs at character {first + 1}: expected "
+            f"{wanted_text[first : first + 40]!r}, found {found_text[first : first + 40]!r}"
+        )
     if match == "equals":
         found = [_fold(p, ignore_case) for p in paragraphs]
         wanted = [_fold(line, ignore_case) for line in text.splitlines() if line.strip()]

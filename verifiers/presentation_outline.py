@@ -17,8 +17,12 @@ from .result import VerifierResult
 ODP_MIMETYPE = "application/vnd.oasis.opendocument.presentation"
 
 
+def _spaces(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    return _spaces(text).casefold()
 
 
 def pptx_titles(data: bytes | None) -> list[str]:
@@ -163,3 +167,53 @@ def verify_odp_slide_titles(data: bytes | None, titles: Sequence[str]) -> Verifi
         raise unreadable("odp", ValueError(f"not an OpenDocument presentation (mimetype {mimetype!r})"))
     found = guarded_read("odp", _odp_titles, open_odf(data, "odp"))
     return _compare_titles(found, titles, "odp")
+
+
+def pptx_slide_texts(data: bytes | None) -> list[list[str]]:
+    """The non-blank text of every shape (groups and tables included) of every slide, in document order."""
+    from .presentations import _walk
+
+    presentation = open_pptx(data)
+
+    def read() -> list[list[str]]:
+        slides = []
+        for slide in presentation.slides:
+            texts = []
+            for shape in _walk(slide.shapes):
+                if shape.has_text_frame:
+                    texts.append(_spaces(shape.text_frame.text))
+                if getattr(shape, "has_table", False):
+                    texts.extend(_spaces(cell.text) for row in shape.table.rows for cell in row.cells)
+            slides.append([text for text in texts if text])
+        return slides
+
+    return guarded_read("pptx", read)
+
+
+@register_verifier("pptx_slide_texts", reads="file")
+def verify_pptx_slide_texts(data: bytes | None, slides: Sequence[Sequence[str]]) -> VerifierResult:
+    """Check the text of every slide: same slides, and on each the same shape texts in the same order.
+
+    Whitespace runs count as one space and case matters; shapes without text are ignored. This is
+    the text part of comparing a presentation with a gold one.
+
+    Args:
+        data: the file's bytes, or None when it does not exist.
+        slides: per slide, the texts of its shapes in document order.
+    """
+    found = pptx_slide_texts(data)
+    wanted = [[" ".join(text.split()) for text in slide if text.strip()] for slide in slides]
+    if len(found) != len(wanted):
+        return VerifierResult.failed(f"expected {len(wanted)} slides, found {len(found)}", found=len(found))
+    for number, (got, want) in enumerate(zip(found, wanted, strict=True), start=1):
+        if got != want:
+            first = next(
+                (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want))
+            )
+            return VerifierResult.failed(
+                f"slide {number} differs at text {first + 1}: expected "
+                f"{want[first] if first < len(want) else None!r}, found {got[first] if first < len(got) else None!r}",
+                score=(number - 1) / len(wanted),
+                slide=number,
+            )
+    return VerifierResult.passed(f"all {len(wanted)} slides have the expected texts")
