@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
 
         from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
 
-        candidate = _load(args.candidate, "apigen_candidate")
+        candidate = _load(args.candidate, "apigen_candidate")  # its base class brings sandbox_instance()
         tools_class = getattr(candidate, args.tool_class)
         shared = {"pytest": sys.modules["pytest"], "ApiArgumentError": ApiArgumentError, "ApiCallError": ApiCallError}
         tests = _load(args.tests, "apigen_tests", shared, rewrite=True)
@@ -170,9 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     report({"event": "loaded", "tests": names})
     signal.signal(signal.SIGALRM, _alarm)
     for name in names:
-        editor = tools_class(home=args.home)
-        editor.document.set_text("")
-        editor.document.save()
+        editor = tools_class.sandbox_instance(args.home)  # a fresh instance on an emptied, saved document
         started = time.monotonic()
         guard.armed = True
         error = ""

@@ -166,6 +166,14 @@ class EditorToolsBase:
         self._document = document
         self.home = Path(home) if home is not None else Path.home()
 
+    @classmethod
+    def sandbox_instance(cls, home: str | Path) -> EditorToolsBase:
+        """A fresh instance on an emptied and saved document: how API generation starts each test."""
+        tools = cls(home=home)
+        tools.document.set_text("")
+        tools.document.save()
+        return tools
+
     @property
     def document(self) -> EditorDocument:
         """The editor's document (found on first use)."""
