@@ -18,7 +18,11 @@ TOKEN_METADATA_KEY = "x-desktop-gym-token"
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 UNAVAILABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 #: Empties the session home, dotfiles included, without following links out of it.
-WIPE_HOME_COMMAND = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +'
+# A fresh Debian/Ubuntu desktop account's folders (xdg-user-dirs): tasks and agents may assume them.
+XDG_USER_DIRS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates", "Videos")
+WIPE_HOME_COMMAND = 'find "$HOME" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + && mkdir -p ' + " ".join(
+    f'"$HOME/{name}"' for name in XDG_USER_DIRS
+)
 DEADLINE_MARGIN = 5.0  # extra client-side time for calls that carry their own guest-side timeout
 API_DEADLINE = 130.0  # the guest bounds every API call itself (OSTools.run_shell may take 120 s)
 
@@ -252,6 +256,8 @@ class GuestClient:
 
     def clear_session(self, timeout: float = 30.0) -> None:
         """Kill every launched app and empty the session home: the one "wipe the home" command.
+
+        The emptied home gets the standard folders of a fresh desktop account (``XDG_USER_DIRS``).
 
         Raises:
             GuestError: the wipe failed (its stderr is in the message).
