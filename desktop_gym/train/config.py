@@ -74,6 +74,10 @@ class ModelSection:
         max_new_tokens: the longest action in tokens.
         max_prompt_tokens: prompts are left-truncated to this.
         device: ``auto`` (CUDA when there, else CPU), ``cpu`` or ``cuda``.
+        one_line: cut each sampled action at its first newline (the answer format is one line);
+            the kept tokens end with end-of-turn, so the model is trained to stop there.
+        threads: torch CPU threads (0: torch's default). On a CPU shared with other work, 1
+            thread was several times faster than 2 (threads waiting on each other at every op).
     """
 
     path: str = "default"
@@ -84,6 +88,8 @@ class ModelSection:
     max_new_tokens: int = 24
     max_prompt_tokens: int = 1024
     device: str = "auto"
+    one_line: bool = True
+    threads: int = 0
 
 
 @dataclass(frozen=True)

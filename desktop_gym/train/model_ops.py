@@ -52,7 +52,7 @@ def batch_tensors(samples: Sequence[Sample], pad_id: int) -> dict[str, Any]:
 
     ``response_mask[b, t]`` is 1 when token ``t + 1`` of row ``b`` is a response token, matching
     ``logits[:, :-1]`` predicting ``input_ids[:, 1:]``. ``behavior`` holds sampling log-probs at
-    the same positions (0 where unknown).
+    the same positions where ``behavior_known`` is 1.
     """
     import torch
 
@@ -61,6 +61,7 @@ def batch_tensors(samples: Sequence[Sample], pad_id: int) -> dict[str, Any]:
     attention = torch.zeros((len(samples), length), dtype=torch.long)
     response = torch.zeros((len(samples), length - 1))
     behavior = torch.zeros((len(samples), length - 1))
+    behavior_known = torch.zeros((len(samples), length - 1))
     for row, sample in enumerate(samples):
         ids = sample.prompt_ids + sample.response_ids
         input_ids[row, : len(ids)] = torch.tensor(ids)
@@ -69,12 +70,14 @@ def batch_tensors(samples: Sequence[Sample], pad_id: int) -> dict[str, Any]:
         response[row, start : start + len(sample.response_ids)] = 1
         if sample.behavior_logprobs is not None:
             behavior[row, start : start + len(sample.response_ids)] = torch.tensor(sample.behavior_logprobs)
+            behavior_known[row, start : start + len(sample.response_ids)] = 1
     advantages = torch.tensor([s.advantage for s in samples], dtype=torch.float32)
     return {
         "input_ids": input_ids,
         "attention_mask": attention,
         "response_mask": response,
         "behavior": behavior,
+        "behavior_known": behavior_known,
         "advantages": advantages,
     }
 

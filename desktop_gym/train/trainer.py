@@ -35,18 +35,32 @@ from .trajectory import Trajectory
 class VersionedPolicy:
     """A local model as a ``Policy`` whose generations carry the weights' version."""
 
-    def __init__(self, model: Any, tokenizer: Any, temperature: float, max_new_tokens: int) -> None:
+    def __init__(self, model: Any, tokenizer: Any, temperature: float, max_new_tokens: int, one_line: bool) -> None:
         from ..llm.policy import LocalModelPolicy, SamplingOptions
 
         self.model = model
+        self.tokenizer = tokenizer
         self.version = 0
+        self.one_line = one_line
         self._inner = LocalModelPolicy(model, tokenizer, SamplingOptions(max_new_tokens, temperature))
 
     def generate(self, batch: Sequence[Messages]) -> list[Generation]:
         generations = self._inner.generate(batch)
         for generation in generations:
             generation.policy_version = self.version
+            if self.one_line and "\n" in generation.text:
+                self._cut_at_newline(generation)
         return generations
+
+    def _cut_at_newline(self, generation: Generation) -> None:
+        """Keep the first line, as tokens ending in end-of-turn (the model learns to stop there)."""
+        from .model_ops import END_OF_TURN
+
+        generation.text = generation.text.split("\n", 1)[0]
+        ids = self.tokenizer(generation.text + END_OF_TURN, add_special_tokens=False)["input_ids"]
+        generation.token_ids = [int(i) for i in ids]
+        generation.token_logprobs = None  # these tokens were not all sampled: no behavior log-probs
+        generation.extra["cut_at_newline"] = True
 
 
 def load_policy_model(path: str, device: str) -> tuple[Any, Any]:
@@ -98,6 +112,8 @@ class Trainer:
     ) -> None:
         import torch
 
+        if config.model.threads:
+            torch.set_num_threads(config.model.threads)
         self.config = config
         self.output = Path(config.output)
         self.output.mkdir(parents=True, exist_ok=True)
@@ -126,11 +142,18 @@ class Trainer:
             actions_text=prompt.actions_text,
             system_role=prompt.system_role,
         )
-        self.policy = VersionedPolicy(self.model, self.tokenizer, config.model.temperature, config.model.max_new_tokens)
+        model_section = config.model
+        self.policy = VersionedPolicy(
+            self.model, self.tokenizer, model_section.temperature, model_section.max_new_tokens, model_section.one_line
+        )
         self.sampler_policy = self.policy
         if rl.asynchronous:  # rollouts sample from a copy synced after each update
             self.sampler_policy = VersionedPolicy(
-                copy.deepcopy(self.model), self.tokenizer, config.model.temperature, config.model.max_new_tokens
+                copy.deepcopy(self.model),
+                self.tokenizer,
+                model_section.temperature,
+                model_section.max_new_tokens,
+                model_section.one_line,
             )
         record = self.output / "trajectories" if config.record_trajectories else None
         self.collector = RolloutCollector(self.envs, self.sampler_policy, self.prompt, rl.reward_rule, record)
@@ -279,10 +302,12 @@ class Trainer:
                 old = token_logprobs(self.model, batch, bf16)[0] if config.rl.updates_per_iteration > 1 else None
             logp, entropy = token_logprobs(self.model, batch, bf16, with_entropy=True)
             old = logp.detach() if old is None else old
-            behavior = batch["behavior"] if config.rl.asynchronous else None
+            behavior = None
+            if config.rl.asynchronous:  # unknown sampling log-probs count as on-policy (weight 1)
+                behavior = torch.where(batch["behavior_known"] > 0, batch["behavior"], old)
             loss, stats = grpo_loss(logp, old, batch["advantages"], mask, config.grpo, ref, behavior)
             (loss * len(part) / len(samples)).backward()
-            losses.append(float(loss) * len(part))
+            losses.append(float(loss.detach()) * len(part))
             kls.append(stats["kl"] * len(part))
             entropies.append(float((entropy.detach() * mask).sum() / mask.sum().clamp(min=1)) * len(part))
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), config.rl.max_grad_norm)

@@ -1,0 +1,151 @@
+"""OpenRLHF adapter: an ``AgentExecutor`` file for ``--train.agent_func_path``.
+
+Tested with openrlhf 0.11.2. OpenRLHF loads the file by path and instantiates its
+``AgentExecutor`` (a ``MultiTurnAgentExecutor`` over :class:`DesktopAgentInstance`) inside each
+vLLM engine actor; every prompt gets its own instance, i.e. its own desktop episode::
+
+    python -m openrlhf.cli.train_ppo_ray ... \\
+        --train.agent_func_path "$(python -c 'import desktop_gym.train.adapters.openrlhf as m; print(m.__file__)')" \\
+        --data.label_key label      # rows from openrlhf_rows(): the label names the task and seed
+
+Configuration travels in environment variables (OpenRLHF builds instances without arguments):
+``DESKTOP_GYM_SOURCE`` (an :class:`EnvSource` as JSON: env options or an env server address) and
+``DESKTOP_GYM_PREFILL`` (the start of every answer, e.g. ``CalcTools.set_cell_value(cell="``).
+
+``reset`` plays the row's task and returns the first prompt (system prompt with the offered
+actions, then the observation) rendered with the tokenizer's chat template; ``step`` plays the
+model's text as one action and returns the verifier's reward when the episode ends (OpenRLHF sums
+rewards per episode), the next observation as the environment feedback (a user turn, then the
+assistant turn opened again), ``done``, extra logs, and the screenshot as ``environment_images``
+when the observation includes one. The dataset's own prompt text is not used: the desktop gives
+the prompt. Absolute imports only: OpenRLHF executes this file outside its package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import torch
+from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
+
+from desktop_gym.train.adapters.episode import DesktopEpisode, EnvSource, describe_actions, task_rows
+from desktop_gym.train.prompts import system_prompt
+
+TESTED_VERSION = "0.11.2"
+SOURCE_VARIABLE = "DESKTOP_GYM_SOURCE"
+PREFILL_VARIABLE = "DESKTOP_GYM_PREFILL"
+
+
+def source_from_environment() -> EnvSource:
+    """The :class:`EnvSource` in ``$DESKTOP_GYM_SOURCE`` (an in-process desktop when unset)."""
+    text = os.environ.get(SOURCE_VARIABLE)
+    return EnvSource.from_json(text) if text else EnvSource()
+
+
+def openrlhf_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict[str, str]]:
+    """Dataset rows for OpenRLHF (``--data.input_key prompt --data.label_key label``).
+
+    The label carries the task and seed as JSON; the prompt is the task id (the desktop writes the
+    real prompt in ``reset``).
+    """
+    return [{"prompt": row["task_id"], "label": json.dumps(row)} for row in task_rows(task_ids, seeds)]
+
+
+def parse_label(label: Any) -> tuple[str, int]:
+    """``(task_id, seed)`` from a row's label.
+
+    Raises:
+        ValueError: not JSON with a string ``task_id`` (and an integer ``seed``, default 0).
+    """
+    try:
+        data = json.loads(label) if isinstance(label, str) else label
+    except json.JSONDecodeError as error:
+        raise ValueError(f"label must be JSON like {{'task_id': ..., 'seed': ...}}: {error}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("task_id"), str):
+        raise ValueError(f"label must be a JSON object with a string 'task_id', got {label!r}")
+    seed = data.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"label field 'seed' must be an integer, got {seed!r}")
+    return data["task_id"], seed
+
+
+class DesktopAgentInstance(AgentInstanceBase):
+    """One prompt's desktop episode, driven by OpenRLHF's ``MultiTurnAgentExecutor``."""
+
+    tokenizer: Any = None  # set by AgentExecutor.execute: OpenRLHF builds instances without arguments
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.source = source_from_environment()
+        self.prefill = os.environ.get(PREFILL_VARIABLE, "")
+        self.episode = DesktopEpisode(self.source)
+
+    async def reset(self, states: dict, **kwargs: Any) -> dict:
+        """Start the labelled task; the observation is the chat-templated first prompt."""
+        task_id, seed = parse_label(states["label"])
+        self.system = system_prompt(describe_actions([task_id], self.source), self.episode.prompt)
+        text = await asyncio.to_thread(self.episode.start, task_id, seed)
+        rendered = self._render([{"role": "system", "content": self.system}, {"role": "user", "content": text}])
+        return {"observation": rendered + self.prefill}
+
+    async def step(self, states: dict, **kwargs: Any) -> dict:
+        """Play the model's answer as one action; the feedback is the next user turn."""
+        action = self.prefill + states["action_text"]
+        outcome = await asyncio.to_thread(self.episode.act, action)
+        if outcome.done:  # OpenRLHF drops the instance after the episode: give its desktop back now
+            await asyncio.to_thread(self.episode.close)
+        feedback = "" if outcome.done else self._turn(outcome.text) + self.prefill
+        images = None
+        if outcome.screenshot is not None and not outcome.done:
+            from PIL import Image
+
+            images = [Image.fromarray(outcome.screenshot)]
+        return {
+            "rewards": torch.tensor(outcome.reward if outcome.done else 0.0),
+            "scores": torch.tensor(outcome.reward if outcome.done else 0.0),
+            "environment_feedback": feedback,
+            "environment_images": images,
+            "done": outcome.done,
+            "sampling_params": states.get("sampling_params"),
+            "extra_logs": {
+                "success": torch.tensor(float(bool(self.episode.success))),
+                "steps": torch.tensor(float(self.episode.steps)),
+                "action_error": torch.tensor(float(bool(outcome.info.get("action_error")))),
+            },
+        }
+
+    def __del__(self) -> None:
+        # An episode cut short by OpenRLHF's token budget never sees done: close its desktop here.
+        episode = getattr(self, "episode", None)
+        if episode is not None:
+            episode.close()
+
+    def _render(self, messages: list[dict[str, Any]]) -> str:
+        if self.tokenizer is None:
+            raise RuntimeError("DesktopAgentInstance.tokenizer is unset: run it through AgentExecutor.execute")
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+    def _turn(self, text: str) -> str:
+        """The tokens after the model's answer: a user turn with ``text``, then the assistant turn opened.
+
+        The model's answer ended with its end-of-turn token; what the template writes after it
+        (ChatML: a newline) is kept, so the sequence reads as the template would render the chat.
+        """
+        system = [{"role": "system", "content": self.system}]
+        head = self.tokenizer.apply_chat_template(system, tokenize=False)
+        full = self._render([*system, {"role": "user", "content": text}])
+        return "\n" + full[len(head) :] if full.startswith(head) else full
+
+
+class AgentExecutor(MultiTurnAgentExecutor):
+    """The class OpenRLHF looks up in ``--train.agent_func_path``: one desktop episode per prompt."""
+
+    def __init__(self) -> None:
+        super().__init__(DesktopAgentInstance)
+
+    async def execute(self, prompt, label, sampling_params, max_length: int, hf_tokenizer, llm_engine, images=None):  # noqa: ANN001, ANN201 - OpenRLHF's signature
+        DesktopAgentInstance.tokenizer = hf_tokenizer
+        return await super().execute(prompt, label, sampling_params, max_length, hf_tokenizer, llm_engine, images)

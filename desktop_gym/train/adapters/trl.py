@@ -1,0 +1,270 @@
+"""TRL adapter: ``GRPOTrainer(environment_factory=...)`` over real desktops.
+
+Tested with trl 1.16.0 (transformers 5.24). One spec object, in the style of TRL's Harbor
+integration, gives the trainer its three pieces::
+
+    spec = DesktopGymSpec(["calc.enter_value"], seeds=range(8), source=EnvSource(options={"action_mode": "api"}))
+    trainer = GRPOTrainer(model, args=GRPOConfig(...), train_dataset=spec.train_dataset,
+                          environment_factory=spec.environment_factory, reward_funcs=spec.reward_funcs,
+                          processing_class=with_tool_chat_template(tokenizer))
+
+TRL makes one environment instance per rollout (pooled, reset between episodes) and turns every
+public method of its class into a tool (schema from type hints and the Google docstring). The
+environment class is built from the same tool schemas the env offers (GUI actions and app APIs),
+so what the model may call never drifts from what the desktop runs. The class holds only an
+:class:`EnvSource` (an address or env options) and connects on its first ``reset``, so it pickles
+for TRL's async trainer. ``reset(task_id, seed)`` returns the instruction and first observation as
+text; each tool answers with the next observation (plus the screenshot as an image block when
+``vision=True``, for vision-language models); ``get_reward()`` is the task verifier's score.
+
+TRL scores a whole trajectory with one scalar: step-level GRPO (ComputerRL's rewards per step)
+needs desktop-gym's own trainer or a ``rollout_func``; this adapter does not provide the latter.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, Union
+
+from desktop_gym.train.adapters.episode import (
+    TOOL_SYSTEM_PROMPT,
+    DesktopEpisode,
+    EnvSource,
+    EpisodeNotRunningError,
+    task_rows,
+    tool_schemas,
+)
+
+TESTED_VERSION = "1.16.0"
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "object": dict,
+    "null": type(None),
+}
+
+
+def python_type(schema: dict[str, Any]) -> Any:
+    """The Python annotation of a JSON-schema property (what transformers turns back into the schema)."""
+    if "enum" in schema:
+        return Literal[tuple(schema["enum"])]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return Union[tuple(python_type(option) for option in schema[key])]  # noqa: UP007 - built at run time
+    kind = schema.get("type", "string")
+    if isinstance(kind, list):
+        return Union[tuple(python_type({**schema, "type": one}) for one in kind)]  # noqa: UP007
+    if kind == "array":
+        return list[python_type(schema["items"])] if "items" in schema else list
+    return _JSON_TYPES.get(kind, str)
+
+
+def _tool_method(schema: dict[str, Any]) -> Callable[..., Any]:
+    """A method of the environment class that plays the tool call named in ``schema``."""
+    function = schema["function"]
+    name = function["name"]
+    properties: dict[str, Any] = function.get("parameters", {}).get("properties", {})
+    required = set(function.get("parameters", {}).get("required", []))
+
+    def tool(self: DesktopToolEnv, **arguments: Any) -> Any:
+        return self._play({"name": name, "arguments": arguments})
+
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    annotations: dict[str, Any] = {}
+    arg_lines = []
+    for arg, prop in properties.items():
+        annotations[arg] = python_type(prop)
+        default = inspect.Parameter.empty if arg in required else prop.get("default")
+        parameters.append(
+            inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[arg])
+        )
+        arg_lines.append(f"    {arg}: {' '.join(str(prop.get('description') or arg).split())}")
+    tool.__name__ = tool.__qualname__ = name
+    tool.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    tool.__annotations__ = annotations
+    sections = [" ".join(str(function.get("description") or name).split())]
+    if arg_lines:
+        sections.append("Args:\n" + "\n".join(arg_lines))
+    tool.__doc__ = "\n\n".join(sections) + "\n"
+    return tool
+
+
+class DesktopToolEnv:
+    """Base of the TRL environment classes: one desktop episode per ``reset``; tools are added per spec.
+
+    Attributes:
+        source: where the desktop comes from (class attribute of the built class).
+        vision: whether tools also return the screenshot as an image block.
+    """
+
+    source: EnvSource = EnvSource()
+    vision: bool = False
+    _build_args: dict[str, Any] = {}
+
+    def __init__(self) -> None:
+        self._episode = DesktopEpisode(self.source)
+        self.rewards: list[float] = []  # every finished episode's reward, for logs and tests
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The class is built at run time, so pickle its recipe (task ids, source) and rebuild it on load.
+        return (_restore_environment, (self._build_args, self.__dict__))
+
+    def reset(self, task_id: str, seed: int = 0, **_row: Any) -> str:
+        """Start the row's task on the desktop; the text is appended to the prompt.
+
+        Args:
+            task_id: the task of the dataset row.
+            seed: the row's seed (the same seed gives the same task parameters).
+        """
+        text = self._episode.start(task_id, seed)
+        return "\n\n" + text
+
+    def get_reward(self) -> float:
+        """The task verifier's score for the episode (a still-running episode is ended as done first)."""
+        reward = self._episode.finish()
+        self.rewards.append(reward)
+        return reward
+
+    @property
+    def episode(self) -> DesktopEpisode:
+        """The episode this environment plays (its reward, verdict and step count)."""
+        return self._episode
+
+    def _play(self, call: dict[str, Any]) -> Any:
+        try:
+            outcome = self._episode.act(call)
+        except EpisodeNotRunningError as error:
+            raise RuntimeError(f"{call['name']}: {error}") from None
+        if self.vision and outcome.screenshot is not None:
+            return [{"type": "image", "image": outcome.screenshot}, {"type": "text", "text": outcome.text}]
+        return outcome.text
+
+    def _close(self) -> None:
+        """Close the desktop (private: TRL turns every public method into a tool)."""
+        self._episode.close()
+
+
+def environment_class(
+    task_ids: Sequence[str],
+    source: EnvSource | None = None,
+    *,
+    tools: Sequence[str] | None = None,
+    vision: bool = False,
+    name: str = "DesktopGymEnv",
+) -> type[DesktopToolEnv]:
+    """A TRL environment class whose tools are what the env offers on ``task_ids``.
+
+    Args:
+        task_ids: the tasks the class will play (their apps decide which app APIs become tools).
+        source: where desktops come from (default: an in-process ``DesktopEnv``).
+        tools: keep only these tool names (``"CalcTools__set_cell_value"``, ``"DONE"``, ...); every
+            tool renders into the prompt, so small models want few. None keeps all.
+        vision: tools also return the screenshot as an image block (for vision-language models).
+        name: the class name (TRL logs the reward under it).
+
+    Raises:
+        ValueError: a name in ``tools`` that the env does not offer (lists the offered ones).
+    """
+    source = source or EnvSource()
+    schemas = {schema["function"]["name"]: schema for schema in tool_schemas(task_ids, source)}
+    if tools is not None:
+        unknown = [tool for tool in tools if tool not in schemas]
+        if unknown:
+            raise ValueError(f"tools {unknown} are not offered on these tasks; offered: {', '.join(schemas)}")
+        schemas = {tool: schemas[tool] for tool in tools}
+    build_args = {"task_ids": list(task_ids), "source": source, "tools": tools, "vision": vision, "name": name}
+    methods: dict[str, Any] = {"source": source, "vision": vision, "_build_args": build_args, "__module__": __name__}
+    for tool_name, schema in schemas.items():
+        methods[tool_name] = _tool_method(schema)
+    return type(name, (DesktopToolEnv,), methods)
+
+
+def _restore_environment(build_args: dict[str, Any], state: dict[str, Any]) -> DesktopToolEnv:
+    """Unpickle an environment: rebuild its class, then its state (the desktop reconnects lazily)."""
+    cls = environment_class(**build_args)
+    instance = cls.__new__(cls)
+    instance.__dict__.update(state)
+    return instance
+
+
+class DesktopGymSpec:
+    """``train_dataset``, ``environment_factory`` and ``reward_funcs`` for ``GRPOTrainer``, from task ids.
+
+    Args:
+        task_ids: the tasks to train on.
+        seeds: seeds per task (one dataset row per task and seed).
+        source: where desktops come from (env options or an env server address).
+        tools: keep only these tool names (see :func:`environment_class`).
+        vision: tools return screenshots as image blocks too.
+        system_prompt: the system message of every prompt (tools are rendered by the chat template).
+    """
+
+    def __init__(
+        self,
+        task_ids: Sequence[str],
+        seeds: Iterable[int] = range(8),
+        source: EnvSource | None = None,
+        *,
+        tools: Sequence[str] | None = None,
+        vision: bool = False,
+        system_prompt: str = TOOL_SYSTEM_PROMPT,
+    ) -> None:
+        self.task_ids = list(task_ids)
+        self.rows = task_rows(self.task_ids, seeds)
+        self.source = source or EnvSource()
+        self.system_prompt = system_prompt
+        self.env_class = environment_class(self.task_ids, self.source, tools=tools, vision=vision)
+        self.instances: list[DesktopToolEnv] = []  # every env TRL asked for, to close them after training
+
+    @property
+    def train_dataset(self) -> Any:
+        """A ``datasets.Dataset`` of ``prompt`` (system + empty user turn), ``task_id`` and ``seed`` rows."""
+        from datasets import Dataset
+
+        prompt = [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": "Task:"}]
+        return Dataset.from_list([{"prompt": prompt, **row} for row in self.rows])
+
+    @property
+    def environment_factory(self) -> Callable[[], DesktopToolEnv]:
+        """Zero-argument callable returning a fresh environment (for ``environment_factory=``)."""
+        return self._new_environment
+
+    def _new_environment(self) -> DesktopToolEnv:
+        instance = self.env_class()
+        self.instances.append(instance)
+        return instance
+
+    @property
+    def reward_funcs(self) -> list[Callable[..., list[float | None]]]:
+        """Extra reward functions: none, since the environment's ``get_reward`` is the verifier's score."""
+        return []
+
+    def close(self) -> None:
+        """Close every desktop the trainer's environments opened."""
+        for instance in self.instances:
+            instance._close()
+
+
+def with_tool_chat_template(tokenizer: Any) -> Any:
+    """Give a ChatML tokenizer without tool support (SmolLM2) TRL's Qwen2.5 tool-calling template.
+
+    SmolLM2-Instruct speaks ChatML (``<|im_start|>``/``<|im_end|>``) but its template drops tools.
+    Qwen2.5's template is ChatML with tools (``<tool_call>{json}</tool_call>``), and TRL knows how to
+    parse its responses (``add_response_schema``). A tokenizer whose template already renders tool
+    calls is returned unchanged.
+    """
+    from importlib import resources
+
+    from trl.chat_template_utils import supports_tool_calling
+
+    if supports_tool_calling(tokenizer):
+        return tokenizer
+    if "<|im_start|>" not in (tokenizer.chat_template or ""):
+        raise ValueError(
+            "with_tool_chat_template: the tokenizer's chat template is not ChatML; set a tool-calling template yourself"
+        )
+    tokenizer.chat_template = resources.files("trl").joinpath("chat_templates/qwen2_5.jinja").read_text()
+    return tokenizer

@@ -1,0 +1,70 @@
+"""A real short training run: 2 RL iterations and 1 SFT phase, real desktop, real SmolLM2-135M."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from desktop_gym.train.config import EnvSection
+from desktop_gym.train.demo import demo_config
+from desktop_gym.train.entropulse import EntropulseConfig
+from desktop_gym.train.metrics import read_metrics
+from desktop_gym.train.prompts import Generation, Messages, text_only
+from desktop_gym.train.rollout import EpisodeSpec
+from desktop_gym.train.trajectory import load_trajectories
+
+pytestmark = pytest.mark.stage_train
+
+
+class InstructionOraclePolicy:
+    """Completes the demo prefill with the call the instruction asks for (read from the prompt text)."""
+
+    def generate(self, batch: Sequence[Messages]) -> list[Generation]:
+        answers = []
+        for messages in batch:
+            text = " ".join(str(m["content"]) for m in text_only(messages) if m["role"] == "user")
+            value, cell = re.search(r"number (\d+) into cell ([A-Z]+\d+)", text).groups()
+            answers.append(Generation(text=f'{cell}", value={value})'))
+        return answers
+
+
+def test_two_rl_iterations_and_one_sft_phase(tmp_path: Path) -> None:
+    from desktop_gym.train.trainer import Trainer
+
+    base = demo_config(str(tmp_path / "run"))
+    config = dataclasses.replace(
+        base,
+        env=EnvSection(task_ids=("demo.enter_number",), envs=2, max_steps=1),
+        rl=dataclasses.replace(base.rl, iterations=3, tasks_per_iteration=1, group_size=2, learning_rate=1e-4),
+        entropulse=EntropulseConfig(window=1, min_rl_iterations=2, max_rl_iterations=2, sft_steps=1, sft_batch_size=2),
+        record_trajectories=True,
+    )
+    trainer = Trainer(config, progress=False)
+    try:
+        # One real oracle-played episode in the SFT buffer: the SFT phase has data even if the model never succeeds.
+        policy, trainer.collector.policy = trainer.collector.policy, InstructionOraclePolicy()
+        oracle = trainer.collector.collect([EpisodeSpec("demo.enter_number", 7)], progress=False)
+        trainer.collector.policy = policy
+        assert oracle[0].success and oracle[0].steps[0].reward == 1.0
+        trainer.buffer += oracle
+        watched = {name: p.detach().clone() for name, p in list(trainer.model.named_parameters())[-4:]}
+        summary = trainer.run(evaluate=False)
+    finally:
+        trainer.close()
+    rows = read_metrics(tmp_path / "run" / "metrics.jsonl")
+    iterations = [row for row in rows if row["kind"] == "iteration"]
+    assert [row["phase"] for row in iterations] == ["rl", "rl", "sft"]
+    assert [row["phase"] for row in rows if row["kind"] == "phase"] == ["sft", "rl"]
+    assert all(math.isfinite(row["loss"]) and math.isfinite(row["entropy"]) for row in iterations)
+    assert iterations[-1]["samples"] >= 1 and iterations[-1]["loss"] > 0
+    changed = dict(trainer.model.named_parameters())
+    assert any(not (changed[name].detach() == before).all() for name, before in watched.items())
+    assert Path(summary["plot"]).stat().st_size > 10_000
+    assert (tmp_path / "run" / "checkpoint" / "trainer_state.json").exists()
+    recorded = load_trajectories(tmp_path / "run" / "trajectories")
+    assert len(recorded) == 5 and all(t.steps[0].messages for t in recorded)
