@@ -192,11 +192,24 @@ class EnvCluster:
         cluster.token = cluster._servers[0][1]
         return cluster
 
-    def refresh(self, timeout: float = 120.0) -> list[tuple[str, str]]:
-        """Ask every actor for its address (a restarted actor answers once its new server is up)."""
+    def _ask_all(self, method: str, timeout: float, *args: Any) -> list[Any]:
+        """Call ``method`` on every actor; wait out actors that are restarting (up to ``timeout``)."""
         import ray
+        from ray.exceptions import ActorUnavailableError
 
-        self._servers = list(ray.get([actor.connection.remote() for actor in self._actors], timeout=timeout))
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                refs = [getattr(actor, method).remote(*args) for actor in self._actors]
+                return list(ray.get(refs, timeout=max(1.0, deadline - time.monotonic())))
+            except ActorUnavailableError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)  # Ray is restarting an actor; its __init__ brings up a new server
+
+    def refresh(self, timeout: float = 180.0) -> list[tuple[str, str]]:
+        """Ask every actor for its address (a restarted actor answers once its new server is up)."""
+        self._servers = [tuple(pair) for pair in self._ask_all("connection", timeout)]
         return self._servers
 
     @property
@@ -211,15 +224,11 @@ class EnvCluster:
 
     def info(self, timeout: float = 60.0) -> list[dict[str, Any]]:
         """Each actor's pid, address, server id and start time."""
-        import ray
-
-        return list(ray.get([actor.info.remote() for actor in self._actors], timeout=timeout))
+        return self._ask_all("info", timeout)
 
     def status(self, timeout: float = 60.0) -> list[dict[str, Any]]:
         """Each server's ``status()``."""
-        import ray
-
-        return list(ray.get([actor.status.remote() for actor in self._actors], timeout=timeout))
+        return self._ask_all("status", timeout)
 
     def pool(self, **options: Any) -> Any:
         """An ``EnvPool`` over every server (it re-reads addresses after a restart)."""

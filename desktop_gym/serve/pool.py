@@ -20,6 +20,7 @@ from ..guest.client import GuestClient
 log = logging.getLogger(__name__)
 
 REFILL_RETRY_S = 5.0  # after a failed start, wait this long before the refill thread tries again
+START_WAIT_S = 120.0  # how long acquire waits for a desktop the refill thread is starting
 
 
 class CapacityError(RuntimeError):
@@ -113,20 +114,25 @@ class DesktopPool:
             CapacityError: the maximum or free memory is reached (the message says which).
             RuntimeError: the pool is closed.
         """
+        deadline = time.monotonic() + START_WAIT_S
         with self._cond:
-            if self._closed:
-                raise RuntimeError("the desktop pool is closed")
-            while self._ready:
-                backend = self._ready.popleft()
-                if _alive(backend):
-                    self._in_use += 1
-                    self._cond.notify_all()  # the refill thread may start a replacement
-                    return backend
-                _close_quietly(backend)
-            refusal = self._refusal()
-            if refusal is not None:
-                raise CapacityError(refusal)
-            self._starting += 1
+            while True:
+                if self._closed:
+                    raise RuntimeError("the desktop pool is closed")
+                while self._ready:
+                    backend = self._ready.popleft()
+                    if _alive(backend):
+                        self._in_use += 1
+                        self._cond.notify_all()  # the refill thread may start a replacement
+                        return backend
+                    _close_quietly(backend)
+                refusal = self._refusal()
+                if refusal is None:
+                    self._starting += 1
+                    break
+                if self._starting == 0 or time.monotonic() > deadline:
+                    raise CapacityError(refusal)
+                self._cond.wait(timeout=0.5)  # a warm desktop is on its way: take that one
         try:
             backend = self._start_one()
         except BaseException:
