@@ -52,10 +52,11 @@ def _markdown(run: PipelineRun, numbers: dict[str, Any]) -> str:
         f"- Mean repair rounds {numbers['mean_repair_rounds']}, mean time per function "
         f"{numbers['mean_seconds_per_function']} s, total {numbers['seconds']} s, tokens {numbers['tokens']}",
     ]
+    lines += ["", "Example tasks:", "", *(f"- `{task.ref}`: {task.instruction}" for task in run.tasks)]
     if run.error:
-        lines.append(f"- Error: {run.error}")
+        lines += ["", f"**Error:** {run.error}"]
     if run.drifted:
-        lines.append(f"- Replayed for changed prompts (recording drift): {', '.join(run.drifted)}")
+        lines += ["", f"Replayed for changed prompts (recording drift): {', '.join(run.drifted)}"]
     lines += ["", "| function | status | repair rounds | time (s) | tokens | why |", "|---|---|---|---|---|---|"]
     for r in run.results:
         lines.append(
