@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from .llm import LLMClient, LLMReply
 from .models import ExampleTask, FunctionResult, FunctionSpec, RoundResult, SandboxRun
-from .parsing import ReplyFormatError
+from .parsing import MAX_FUNCTIONS, ReplyFormatError
 from .report import write_report
 from .sandbox import Sandbox
 from .stages.analyse import analyse, example_tasks
@@ -118,6 +118,7 @@ def generate_api(
     install: bool = False,
     show_progress: bool = True,
     analysis_client: LLMClient | None = None,
+    max_functions: int = MAX_FUNCTIONS,
 ) -> PipelineRun:
     """Generate ``app``'s API from example tasks, test it in a sandbox desktop, register what passed.
 
@@ -131,6 +132,7 @@ def generate_api(
         show_progress: Show tqdm bars per stage.
         analysis_client: Another backend for the requirement analysis (default: ``client``), e.g. a
             recording's analysis with the offline model implementing.
+        max_functions: Generate at most this many functions (the first ones the analysis asked for).
 
     Returns:
         The run (also written as the report).
@@ -141,6 +143,8 @@ def generate_api(
     """
     if not 0 <= repair_rounds <= MAX_REPAIR_ROUNDS:
         raise ValueError(f"repair_rounds must be between 0 and {MAX_REPAIR_ROUNDS}, got {repair_rounds}")
+    if not 1 <= max_functions <= MAX_FUNCTIONS:
+        raise ValueError(f"max_functions must be between 1 and {MAX_FUNCTIONS}, got {max_functions}")
     out = Path(out_dir)
     target = get_target(app)
     started = time.monotonic()
@@ -149,13 +153,16 @@ def generate_api(
     try:
         with tqdm(total=1, desc="analyse", disable=not show_progress, leave=True) as bar:
             analysis_started = time.monotonic()
-            specs, reply = analyse(analysis_client or client, target, run.tasks)
-            run.analysis_seconds, run.analysis_tokens = time.monotonic() - analysis_started, _tokens(reply)
+            try:
+                specs, reply = analyse(analysis_client or client, target, run.tasks)
+            finally:
+                run.analysis_seconds = time.monotonic() - analysis_started
+            run.analysis_tokens = _tokens(reply)
             bar.update(1)
         run.results = [
             FunctionResult(spec, status="reused", reason=f"reuses {spec.reuse}") for spec in specs if spec.reuse
         ]
-        todo = [spec for spec in specs if not spec.reuse]
+        todo = [spec for spec in specs if not spec.reuse][:max_functions]
         with Sandbox(target) as sandbox, tqdm(todo, desc="functions", disable=not show_progress) as bar:
             for spec in bar:
                 run.results.append(build_function(client, sandbox, spec, repair_rounds, bar))

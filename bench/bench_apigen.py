@@ -23,7 +23,7 @@ RECORDING = ROOT / "api_generators" / "recordings" / "editor_claude.json"
 RESULTS = ROOT / "bench" / "results" / "apigen"
 
 
-def run_backend(name: str, endpoint: str | None, repair_rounds: int) -> dict:
+def run_backend(name: str, endpoint: str | None, repair_rounds: int, max_functions: int) -> dict:
     """Run the pipeline with backend ``name``; return its report numbers."""
     from desktop_gym.api_generators.llm import make_client
     from desktop_gym.api_generators.pipeline import generate_api
@@ -44,7 +44,9 @@ def run_backend(name: str, endpoint: str | None, repair_rounds: int) -> dict:
         client = make_client(endpoint)
     else:
         raise SystemExit(f"unknown backend {name!r}")
-    run = generate_api("editor", tasks, client, RESULTS / name, repair_rounds, analysis_client=analysis)
+    run = generate_api(
+        "editor", tasks, client, RESULTS / name, repair_rounds, analysis_client=analysis, max_functions=max_functions
+    )
     numbers = summary(run)
     numbers["backend"] = name
     return numbers
@@ -69,13 +71,16 @@ def main() -> int:
     parser.add_argument("--backends", nargs="+", default=["recording", "offline", "offline+analysis"])
     parser.add_argument("--endpoint", default=None, help="an OpenAI-compatible URL for the 'endpoint' backend")
     parser.add_argument("--repair-rounds", type=int, default=2)
+    parser.add_argument("--max-functions", type=int, default=20, help="functions generated per backend")
+    parser.add_argument("--append", action="store_true", help="add the rows to bench.json instead of replacing it")
     args = parser.parse_args()
-    rows = []
+    saved = RESULTS / "bench.json"
+    rows = json.loads(saved.read_text()) if args.append and saved.exists() else []
     for name in args.backends:
         print(f"== {name}", file=sys.stderr)
-        rows.append(run_backend(name, args.endpoint, args.repair_rounds))
+        rows.append(run_backend(name, args.endpoint, args.repair_rounds, args.max_functions))
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "bench.json").write_text(json.dumps(rows, indent=1) + "\n")
+        saved.write_text(json.dumps(rows, indent=1) + "\n")
     print(table(rows))
     return 0
 

@@ -32,6 +32,7 @@ def cmd_apigen(args: argparse.Namespace) -> int:
             repair_rounds=args.repair_rounds,
             install=args.install,
             analysis_client=analysis,
+            max_functions=args.max_functions,
         )
     except (LLMError, TaskReferenceError, UnknownTargetError, ValueError) as exc:
         print(f"desktop-gym apigen: {exc}")
@@ -66,6 +67,7 @@ def add_apigen_commands(sub: Any) -> None:
     )
     apigen.add_argument("--out", required=True, help="folder for the module, its tests and the report")
     apigen.add_argument("--repair-rounds", type=int, default=2, help="repair rounds per function (0-5, default 2)")
+    apigen.add_argument("--max-functions", type=int, default=20, help="generate at most N functions (1-20)")
     apigen.add_argument("--install", action="store_true", help="copy the module into the package and register it")
     apigen.add_argument("--cache", default=None, help="LLM reply cache folder (default OUT/llm-cache)")
     apigen.add_argument("--no-cache", action="store_true", help="ask the LLM again even for cached prompts")
