@@ -97,6 +97,9 @@ def test_a_verifier_that_passes_untouched_files_is_unproven(env, broken_tasks):
     assert not proof.proven
     assert proof.verdict("gui") == "ok" and proof.verdict("null") == "FAIL"
     assert any(line.startswith("null (seed 0) should fail") for line in proof.why_unproven())
+    # The file-level attack catches it without a desktop episode, too.
+    assert proof.attack_verdict() == "FAIL"
+    assert any(line.startswith("attack: untouched input saved as the answer") for line in proof.why_unproven())
 
 
 def test_a_task_without_perturb_is_unproven(env, broken_tasks):
@@ -107,12 +110,14 @@ def test_a_task_without_perturb_is_unproven(env, broken_tasks):
 
 def test_cli_check_prints_a_table_and_writes_json(tmp_path, capsys):
     out = tmp_path / "proofs.json"
-    assert main(["tasks", "check", "--task", "files.project_tree", "--seeds", "2", "--json", str(out)]) == 0
+    argv = ["tasks", "check", "--task", "files.project_tree", "--seeds", "2", "--json", str(out), "--attacks", "files"]
+    assert main(argv) == 0
     printed = capsys.readouterr().out
     header, rule, row = printed.splitlines()[:3]
-    assert header.split() == ["task", "oracles", "null", "perturbed", "time", "verdict"]
+    assert header.split() == ["task", "oracles", "null", "perturbed", "attacks", "time", "verdict"]
     assert row.split()[:4] == ["files.project_tree", "api,gui", "ok", "ok"] and row.split()[-1] == "proven"
     assert "1/1 tasks proven with 2 seed(s)" in printed
+    assert "tasks per difficulty: easy 1" in printed and "tasks per domain: os 1" in printed
     proofs = json.loads(out.read_text())
     assert proofs[0]["proven"] and len(proofs[0]["episodes"]) == 8  # 2 seeds x (api, gui, null, perturbed)
 
