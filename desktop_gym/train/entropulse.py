@@ -109,14 +109,15 @@ class EntropulseTrigger:
 def sample_sft_steps(
     trajectories: Sequence[Trajectory], per_task: int, rng: np.random.Generator
 ) -> list[tuple[Trajectory, Step]]:
-    """Well-formed steps of successful trajectories, at most ``per_task`` trajectories per task.
+    """Well-formed steps of successful trajectories, at most ``per_task`` trajectories per task instance.
 
-    Sampling per task keeps easy tasks (many successes) from crowding out the rest.
+    A task instance is a task id and a seed (a family's seeds are different tasks). Sampling per
+    instance keeps easy tasks (many successes) from crowding out the rest.
     """
     by_task: dict[str, list[Trajectory]] = {}
     for trajectory in trajectories:
         if trajectory.success:
-            by_task.setdefault(trajectory.task_id, []).append(trajectory)
+            by_task.setdefault(f"{trajectory.task_id}#{trajectory.seed}", []).append(trajectory)
     chosen: list[tuple[Trajectory, Step]] = []
     for task_id in sorted(by_task):
         pool = by_task[task_id]

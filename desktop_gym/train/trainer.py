@@ -163,6 +163,7 @@ class Trainer:
         self.rng = np.random.default_rng(rl.seed)
         self.metrics = MetricsLog(self.output / "metrics.jsonl")
         self.buffer: list[Trajectory] = []  # successful RL rollouts for Entropulse
+        self._last_rl_samples: list[Sample] = []
         self.iteration = 0
         self.phase = "rl"
 
@@ -249,6 +250,9 @@ class Trainer:
             step_sample(self.tokenizer, steps[i][1], float(advantages[i]), self.config.model.max_prompt_tokens)
             for i in keep
         ]
+        self._last_rl_samples = [
+            step_sample(self.tokenizer, s, 0.0, self.config.model.max_prompt_tokens) for _, s in steps[:16]
+        ]
         losses, kls, entropies = [], [], []
         if samples:
             for _ in range(rl.updates_per_iteration):
@@ -258,7 +262,7 @@ class Trainer:
                 entropies.append(entropy)
             self.policy.version += 1
         else:
-            entropies.append(self._entropy([step_sample(self.tokenizer, s, 0.0) for _, s in steps[:16]]))
+            entropies.append(self._entropy(self._last_rl_samples))
         per_instance: dict[str, list[float]] = {}
         for trajectory in trajectories:
             per_instance.setdefault(f"{trajectory.task_id}#{trajectory.seed}", []).append(float(trajectory.success))
@@ -337,7 +341,8 @@ class Trainer:
         started = time.perf_counter()
         loss = self.sft(samples, section.sft_steps, section.sft_batch_size, section.sft_learning_rate)
         self.iteration += 1
-        entropy = self._entropy(samples[:16])
+        # Measured where the RL entropy was: on the last RL batch's sampled responses.
+        entropy = self._entropy(self._last_rl_samples)
         self.last = self.metrics.write(
             "iteration",
             iteration=self.iteration,
