@@ -12,13 +12,14 @@ what the agent is told and what it may call never drift apart.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .actions import Action, ActionSet, ApiCall, Done, Exit, Fail, Wait
 from .actions.executor import action_name
 from .guest.apps import registry
 from .guest.client import GuestClient, GuestError
+from .guest.types import AppFocus
 
 ACTION_MODES = ("gui", "api", "hybrid")
 API_SCOPES = ("focused", "all")
@@ -105,18 +106,18 @@ class ApiExposure:
         return specs
 
     # ------------------------------------------------------------------ refusals
-    def refusal(self, action: Action, client: GuestClient, focused: dict[str, Any] | None) -> str | None:
+    def refusal(self, action: Action, client: GuestClient, focused: AppFocus | None) -> str | None:
         """Why the action mode or the API scope refuses ``action`` (None: it may run).
 
         Args:
             action: The parsed action.
             client: The guest, asked for the focus when ``focused`` is None and for the running apps.
-            focused: ``app_info`` of the focused app as the agent observed it, or None.
+            focused: The focused app as the agent observed it, or None.
         """
         refusal = self.mode_refusal(action)
         if refusal is None and isinstance(action, ApiCall) and self.needs_focus_check(action):
             try:
-                refusal = self.focus_refusal(action, focused or client.app_info(max_chars=0), client.apps)
+                refusal = self.focus_refusal(action, focused or client.focused_app(), client.apps)
             except GuestError:
                 return None  # the call itself reports what is wrong with the desktop
         return refusal
@@ -142,12 +143,14 @@ class ApiExposure:
         except registry.UnknownAppApiError:
             return False  # not one of ours: the guest's error names it
 
-    def focus_refusal(self, action: ApiCall, focused: dict[str, Any], running: Callable[[], list[Any]]) -> str | None:
+    def focus_refusal(
+        self, action: ApiCall, focused: AppFocus | Mapping[str, Any], running: Callable[[], list[Any]]
+    ) -> str | None:
         """Why an API call is refused because its app is not focused, or None when it is.
 
         Args:
             action: The API call.
-            focused: ``GuestClient.app_info(max_chars=0)`` of the focused app.
+            focused: The focused app (``GuestClient.focused_app()``; a dict with ``app``/``tool_class`` too).
             running: Returns ``GuestClient.apps()``, to say how to switch (called only on refusal).
         """
         app = registry.resolve_app(action.app_class)

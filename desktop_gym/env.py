@@ -21,6 +21,7 @@ from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its 
 from .guest.apps.spec import document_apps
 from .guest.client import WIPE_HOME_COMMAND as _WIPE_HOME  # noqa: F401 - old name; use clear_session
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
+from .guest.types import AppFocus
 from .polling import wait_while
 from .reset_recovery import DEFAULT_RESET_ATTEMPTS, check_attempts, set_up_with_retries
 from .settle import wait_until_desktop_settles
@@ -109,7 +110,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             raise ValueError(f"app_info_max_chars must be at least 4, got {app_info_max_chars}")
         self.app_info_max_chars = app_info_max_chars
         self._offered_apps = self.exposure.offered_apps("")
-        self._observed_focus: dict[str, Any] | None = None  # app_info of the focus at the last observation
+        self._observed_focus: AppFocus | None = None  # the focus at the last observation
         self.max_steps = max_steps
         self.a11y_max_nodes = a11y_max_nodes
         self.settle_timeout = settle_timeout
@@ -356,7 +357,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         try:
             offices = sorted({info.app for info in client.apps() if info.alive and info.app in OFFICE_APPS})
             for app in offices:
-                modified = lambda app=app: client.app_info(app, max_chars=0, check_modified=True)["modified"]  # noqa: E731
+                modified = lambda app=app: client.document_modified(app)  # noqa: E731
                 if not wait_while(modified, deadline - time.monotonic(), interval=0.05):
                     return
         except GuestError:
@@ -414,11 +415,11 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             chars = self.app_info_max_chars if "app_info" in parts else 0
             info = self._safe(lambda: self._client.app_info(max_chars=chars))
             if info is None and chars:  # the app failed to summarise itself; the focus is still worth knowing
-                info = self._safe(lambda: self._client.app_info(max_chars=0))
-        self._offered_apps = self.exposure.offered_apps(info["app"] if info else "")
+                info = self._safe(self._client.focused_app)
+        self._offered_apps = self.exposure.offered_apps(info.app if info else "")
         self._observed_focus = info
         if "app_info" in parts:
-            observation["app_info"] = info["summary"][: self.app_info_max_chars] if info else ""
+            observation["app_info"] = info.summary[: self.app_info_max_chars] if info else ""
         if "api" in parts:
             observation["api"] = self.exposure.api_prompt(self._offered_apps)
 

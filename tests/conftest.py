@@ -6,11 +6,12 @@ from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import pytest
-from support.skip_policy import pytest_runtest_logreport, pytest_sessionfinish  # noqa: F401 - hooks
 
 from desktop_gym.backends.local import LocalBackend
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.polling import poll_until
+
+from .support.skip_policy import pytest_runtest_logreport, pytest_sessionfinish  # noqa: F401 - hooks
 
 T = TypeVar("T")
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.skip_policy import AllowedSkip, read_allowlist, unexpected_skips
+
+from .support.skip_policy import AllowedSkip, read_allowlist, unexpected_skips
 
 REPO_ALLOWLIST = Path(__file__).resolve().parent / "skip_allowlist.txt"
 

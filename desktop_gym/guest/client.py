@@ -12,7 +12,7 @@ from ..polling import poll_until
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
 from .shared_frame import SharedFrame, shared_memory_available
-from .types import AppInfo, ExecResult, GuestError, GuestUnavailableError, WindowInfo
+from .types import AppFocus, AppInfo, ExecResult, GuestError, GuestUnavailableError, WindowInfo
 
 TOKEN_METADATA_KEY = "x-desktop-gym-token"
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
@@ -324,7 +324,7 @@ class GuestClient:
 
     def app_info(
         self, app: str | None = None, max_chars: int = 5000, timeout: float = 10.0, check_modified: bool = False
-    ) -> dict:
+    ) -> AppFocus:
         """Which launched app has the focus (or ``app``), its tool class and its API summary.
 
         Args:
@@ -334,20 +334,32 @@ class GuestClient:
             check_modified: Also ask the app whether its document has unsaved changes.
 
         Returns:
-            ``{"app", "tool_class", "summary", "window_id", "modified"}``: ``app`` is ``""`` when
-            the focused window belongs to no launched app, ``tool_class`` and ``summary`` are
-            ``""`` for apps without an API, ``window_id`` is None when there is no window,
-            ``modified`` is False unless asked for and the document has unsaved changes.
+            An :class:`AppFocus` (frozen): ``app`` is ``""`` when the focused window belongs to no
+            launched app, ``tool_class`` and ``summary`` are ``""`` for apps without an API,
+            ``window_id`` is None when there is no window, ``modified`` is False unless asked for
+            and the document has unsaved changes.
 
         Raises:
             GuestError: ``app`` is not running or unknown, or the summary failed.
         """
         request = pb.AppInfoRequest(app=app or "", max_chars=max_chars, timeout=timeout, check_modified=check_modified)
         reply = self._call("GetAppInfo", request, timeout=timeout + DEADLINE_MARGIN)
-        return {
-            "app": reply.app,
-            "tool_class": reply.tool_class,
-            "summary": reply.summary,
-            "window_id": reply.window_id or None,
-            "modified": reply.modified,
-        }
+        return AppFocus(
+            app=reply.app,
+            tool_class=reply.tool_class,
+            summary=reply.summary,
+            window_id=reply.window_id or None,
+            modified=reply.modified,
+        )
+
+    def focused_app(self, timeout: float = 10.0) -> AppFocus:
+        """Which launched app has the focus (no call into the app: ``summary`` is ``""``)."""
+        return self.app_info(max_chars=0, timeout=timeout)
+
+    def app_summary(self, app: str | None = None, max_chars: int = 5000, timeout: float = 10.0) -> str:
+        """The API summary of ``app`` (the focused app when None): the observation's ``app_info``."""
+        return self.app_info(app, max_chars=max_chars, timeout=timeout).summary
+
+    def document_modified(self, app: str, timeout: float = 10.0) -> bool:
+        """Whether ``app``'s document has unsaved changes."""
+        return self.app_info(app, max_chars=0, timeout=timeout, check_modified=True).modified

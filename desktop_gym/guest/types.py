@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..errors import GuestError, GuestUnavailableError
 
-__all__ = ["AppInfo", "ExecResult", "GuestError", "GuestUnavailableError", "WindowInfo"]
+__all__ = ["AppFocus", "AppInfo", "ExecResult", "GuestError", "GuestUnavailableError", "WindowInfo"]
 
 
 @dataclass(frozen=True)
@@ -63,3 +64,36 @@ class AppInfo:
     alive: bool
     window_id: int | None
     file: str | None
+
+
+@dataclass(frozen=True)
+class AppFocus:
+    """An app as the guest's API side sees it: which one, its API, its summary, unsaved changes.
+
+    Attributes:
+        app: The app key (``"calc"``); ``""`` when the focused window belongs to no launched app.
+        tool_class: Its API's class name (``"CalcTools"``); ``""`` for apps without an API.
+        summary: Its API summary (the observation's ``app_info``); ``""`` when not asked for.
+        window_id: Its main window, or None.
+        modified: Whether its document has unsaved changes (False unless asked for).
+    """
+
+    app: str
+    tool_class: str
+    summary: str
+    window_id: int | None
+    modified: bool
+
+    def __getitem__(self, key: str) -> Any:
+        """``focus["app"]``: reads like the dict ``app_info`` returned before it was typed."""
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Dict-style access with a default (see :meth:`__getitem__`)."""
+        return getattr(self, key, default) if key in self.__dataclass_fields__ else default
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict."""
+        return asdict(self)

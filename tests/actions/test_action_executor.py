@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from recording_client import RecordingGuestClient
 
 from desktop_gym.actions import (
     ActionOutcome,
@@ -32,6 +31,8 @@ from desktop_gym.actions import (
     resolve_point,
 )
 from desktop_gym.guest.types import GuestError, GuestUnavailableError
+
+from .recording_client import RecordingGuestClient
 
 SCREEN = (1280, 720)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from recording_client import RecordingGuestClient
 
 from desktop_gym.actions import (
     ActionLimits,
@@ -19,6 +18,8 @@ from desktop_gym.actions import (
     Wait,
     execute,
 )
+
+from .recording_client import RecordingGuestClient
 
 SCREEN = (1280, 720)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from calc_api_support import call, launched_calc, saved_workbook
 
 from desktop_gym.guest.client import GuestClient
+
+from .calc_api_support import call, launched_calc, saved_workbook
 
 pytestmark = pytest.mark.slow
 

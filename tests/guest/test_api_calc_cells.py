@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from calc_api_support import HEADER, ROWS, call, launched_calc, saved_workbook
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .calc_api_support import HEADER, ROWS, call, launched_calc, saved_workbook
 
 pytestmark = pytest.mark.slow
 

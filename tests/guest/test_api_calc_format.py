@@ -9,10 +9,11 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from calc_api_support import call, launched_calc, saved_workbook
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .calc_api_support import call, launched_calc, saved_workbook
 
 pytestmark = pytest.mark.slow
 

@@ -13,10 +13,11 @@ from collections.abc import Iterator
 
 import openpyxl
 import pytest
-from calc_api_support import HEADER, call, launched_calc, saved_copy, saved_workbook
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .calc_api_support import HEADER, call, launched_calc, saved_copy, saved_workbook
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,6 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from impress_api_support import call, launched_impress, png_bytes, saved_copy, saved_deck, transition_effect
 from odf import draw, text
 from odf.element import Element
 from odf.opendocument import load as load_odf
@@ -21,6 +20,8 @@ from pptx.util import Emu
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .impress_api_support import call, launched_impress, png_bytes, saved_copy, saved_deck, transition_effect
 
 pytestmark = pytest.mark.slow
 

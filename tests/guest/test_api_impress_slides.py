@@ -8,11 +8,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from impress_api_support import call, launched_impress, saved_deck, slide_texts, title_of
 from pptx import Presentation
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .impress_api_support import call, launched_impress, saved_deck, slide_texts, title_of
 
 pytestmark = pytest.mark.slow
 

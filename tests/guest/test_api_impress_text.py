@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from impress_api_support import bulleted, call, launched_impress, png_bytes, saved_deck
 from pptx.enum.text import PP_ALIGN
 from pptx.util import Emu
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .impress_api_support import bulleted, call, launched_impress, png_bytes, saved_deck
 
 pytestmark = pytest.mark.slow
 

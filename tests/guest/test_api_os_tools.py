@@ -8,9 +8,10 @@ import uuid
 from typing import Any
 
 import pytest
-from calc_api_support import call, workbook_bytes
 
 from desktop_gym.guest.client import GuestClient, GuestError
+
+from .calc_api_support import call, workbook_bytes
 
 pytestmark = pytest.mark.slow
 

@@ -10,10 +10,11 @@ from collections.abc import Iterator
 import pytest
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.shared import RGBColor
-from writer_api_support import call, document_children, launched_writer, list_format, saved_docx
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .writer_api_support import call, document_children, launched_writer, list_format, saved_docx
 
 pytestmark = pytest.mark.slow
 

@@ -9,10 +9,11 @@ import pytest
 from odf import teletype
 from odf import text as odf_text
 from odf.opendocument import load as load_odf
-from writer_api_support import call
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .writer_api_support import call
 
 pytestmark = pytest.mark.slow
 

@@ -17,10 +17,11 @@ from odf import style as odf_style
 from odf import teletype
 from odf import text as odf_text
 from odf.opendocument import load as load_odf
-from writer_api_support import PARAGRAPHS, call, launched_writer, saved_copy, saved_docx
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
+
+from .writer_api_support import PARAGRAPHS, call, launched_writer, saved_copy, saved_docx
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,12 @@ from collections.abc import Iterator
 
 import docx
 import pytest
-from writer_api_support import (
+
+from desktop_gym.guest.apps import registry
+from desktop_gym.guest.client import GuestClient
+from desktop_gym.guest.types import GuestError
+
+from .writer_api_support import (
     PARAGRAPHS,
     TITLE,
     call,
@@ -21,10 +26,6 @@ from writer_api_support import (
     office_connection,
     saved_docx,
 )
-
-from desktop_gym.guest.apps import registry
-from desktop_gym.guest.client import GuestClient
-from desktop_gym.guest.types import GuestError
 
 pytestmark = pytest.mark.slow
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from calc_api_support import call, workbook_bytes
 
 from desktop_gym.guest.client import GuestClient, GuestError
+
+from .calc_api_support import call, workbook_bytes
 
 pytestmark = pytest.mark.slow
 
 
 def test_no_focused_app_and_apis_without_an_app(guest: GuestClient) -> None:
     assert guest.app_info()["app"] == ""
-    assert guest.app_info("os") == {
+    assert guest.app_info("os").to_dict() == {
         "app": "os",
         "tool_class": "OSTools",
         "summary": "",
@@ -33,6 +34,8 @@ def test_focused_calc_then_terminal(guest: GuestClient) -> None:
     call(guest, "set_cell_value", cell="B3", value="changed-live")
     assert "changed-live" in guest.app_info()["summary"]  # the live document, not the file
     assert guest.app_info("calc", max_chars=0, check_modified=True)["modified"] is True
+    assert guest.document_modified("calc") is True and guest.focused_app().app == "calc"
+    assert guest.focused_app().summary == "" and "changed-live" in guest.app_summary()
     call(guest, "save")
     assert guest.app_info("calc", max_chars=0, check_modified=True)["modified"] is False
     assert guest.app_info("calc", max_chars=0)["modified"] is False  # not asked for

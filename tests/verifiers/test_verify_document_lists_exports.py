@@ -10,7 +10,6 @@ import pytest
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import parse_xml
 from docx.oxml.ns import nsdecls
-from libreoffice_convert import convert
 
 from desktop_gym.tasks.artifacts import docx_bytes
 from desktop_gym.verifiers import (
@@ -20,6 +19,8 @@ from desktop_gym.verifiers import (
     verify_docx_page_number,
     verify_pdf_document,
 )
+
+from .libreoffice_convert import convert
 
 ITEMS = ["Book the room", "Send the agenda", "Order lunch"]
 

@@ -10,7 +10,6 @@ import pytest
 from docx.enum.section import WD_ORIENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.shared import Cm, Pt
-from libreoffice_convert import convert
 
 from desktop_gym.verifiers import (
     docx_paragraphs,
@@ -25,6 +24,8 @@ from desktop_gym.verifiers import (
     verify_docx_paragraph_style,
     verify_docx_tables,
 )
+
+from .libreoffice_convert import convert
 
 
 def build_document() -> bytes:

@@ -6,7 +6,6 @@ import io
 
 import pptx
 import pytest
-from libreoffice_convert import convert
 from pptx.enum.shapes import MSO_SHAPE
 from pptx.util import Cm, Pt
 
@@ -18,6 +17,8 @@ from desktop_gym.verifiers import (
     verify_pptx_slide_titles,
     verify_pptx_title_font_size,
 )
+
+from .libreoffice_convert import convert
 
 TITLES = ["Project Atlas Review", "Budget", "Hiring"]
 SLIDES = [

@@ -6,7 +6,6 @@ import io
 
 import pptx
 import pytest
-from libreoffice_convert import convert
 from lxml import etree
 from PIL import Image
 from pptx.dml.color import RGBColor
@@ -22,6 +21,8 @@ from desktop_gym.verifiers import (
     verify_pptx_title,
     verify_pptx_transitions,
 )
+
+from .libreoffice_convert import convert
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_verify_registry import FILE_VERIFIER_KWARGS
 
 from desktop_gym.tasks.artifacts import docx_bytes, pptx_bytes, xlsx_bytes
 from desktop_gym.verifiers import VerifierResult, get_verifier, list_verifiers
 from desktop_gym.verifiers._limits import check_package
 from desktop_gym.verifiers.hostile_files import BILLION_LAUGHS, hostile_variants, replace_part
+
+from .test_verify_registry import FILE_VERIFIER_KWARGS
 
 # Verifiers whose check is about the bytes or the file's existence, not about a parsed document.
 BYTE_LEVEL = {"file_exists", "file_absent", "file_regex", "file_contains", "text_file", "csv_rows", "file_sha256"}

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from libreoffice_convert import convert
 from openpyxl.chart import BarChart, LineChart, PieChart, Reference
 from openpyxl.formatting.rule import CellIsRule, ColorScaleRule
 from openpyxl.styles import Font, PatternFill
@@ -28,6 +27,8 @@ from desktop_gym.verifiers import (
     verify_xlsx_sheet_names,
     verify_xlsx_sorted,
 )
+
+from .libreoffice_convert import convert
 
 ROWS = [("Apples", 10, 20), ("Pears", 30, 5), ("Plums", 7, 70), ("Figs", 12, 1)]
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import docx
 import openpyxl
 import pytest
-from libreoffice_convert import convert
 from openpyxl.chart import BarChart, Reference
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import PatternFill
@@ -30,6 +29,8 @@ from desktop_gym.verifiers import (
     verify_xlsx_freeze_panes,
     verify_xlsx_sorted,
 )
+
+from .libreoffice_convert import convert
 
 # LibreOffice's ascending order for a column mixing numbers and text: numbers first, then text.
 CALC_SORTED_MIXED = [1, 5, 10, "apple", "Banana"]

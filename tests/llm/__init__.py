@@ -1,0 +1,1 @@
+"""Tests (a package, so test modules in different folders may share a basename)."""
