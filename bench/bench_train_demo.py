@@ -47,9 +47,8 @@ def main() -> int:
     ]
     print(f"{'demo.enter_number (95% CI)':<28}{cells[0]:>22}{cells[1]:>22}")
     print(f"after / before success ratio  {after['success'] / max(before['success'], 1e-9):.2f}x")
-    print(
-        f"SFT phases {summary['sft_phases']}; wall {seconds / 60:.1f} min; load average now {load:.1f} on {os.cpu_count()} cores"
-    )
+    cores = os.cpu_count()
+    print(f"SFT phases {summary['sft_phases']}; wall {seconds / 60:.1f} min; load average {load:.1f} on {cores} cores")
     (ROOT / "docs").mkdir(exist_ok=True)
     shutil.copy(summary["plot"], ROOT / "docs" / "train-demo.png")
     results = ROOT / "bench" / "results"
