@@ -1,0 +1,30 @@
+"""Shared pieces of the adapter tests: the offline model and a short Calc task in API mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from desktop_gym.train.adapters.episode import EnvSource
+
+TASK_ID = "calc.enter_value"
+TOOLS = ["CalcTools__set_cell_value", "CalcTools__save", "DONE"]
+SOURCE = EnvSource(
+    options={
+        "action_mode": "api",
+        "observation": ("instruction", "last_action_result", "last_action_error"),
+        "max_steps": 3,
+        "settle_timeout": 0.3,
+    }
+)
+"""Desktops for the adapter runs: API actions only, a short text observation, at most 3 steps an episode
+(prompts stay ~500 tokens: on 2 shared CPU cores the prefill is what costs)."""
+
+
+@pytest.fixture(scope="session")
+def smol() -> tuple[Any, Any]:
+    """A fresh ``(tokenizer, model)`` of SmolLM2-135M-Instruct (the offline default model)."""
+    from desktop_gym.llm.model import load_default_model
+
+    return load_default_model()

@@ -1,0 +1,20 @@
+"""A scripted answerer for adapter tests: it reads the task from the prompt and answers like the oracle.
+
+Only the adapter tests use it, to prove that a correct episode earns the verifier's reward through each
+trainer's own code path; the model-driven runs use the transformers stand-ins.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TASK = re.compile(r"Enter the number (\d+) into cell ([A-Z]+\d+)")
+
+
+def oracle_answers(prompt_text: str) -> list[str]:
+    """The oracle's actions for ``calc.enter_value`` as seen in ``prompt_text`` (the latest task mention)."""
+    found = _TASK.findall(prompt_text)
+    if not found:
+        raise AssertionError(f"no calc.enter_value instruction in the prompt: {prompt_text[-300:]!r}")
+    count, cell = found[-1]
+    return [f'CalcTools.set_cell_value(cell="{cell}", value={count})', "CalcTools.save()", "DONE()"]

@@ -1,0 +1,90 @@
+"""OpenRLHF's own ``MultiTurnAgentExecutor`` plays desktop episodes through our agent file."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+
+import pytest
+
+import desktop_gym.train.adapters.openrlhf as adapter
+from desktop_gym.train.adapters.openrlhf import openrlhf_rows, parse_label
+from desktop_gym.train.adapters.standins import (
+    StandInCompletionOutput,
+    StandInGenerator,
+    StandInRequestOutput,
+    StandInSamplingParams,
+    StandInVllmEngine,
+)
+
+from .conftest import SOURCE, TASK_ID
+from .scripted import oracle_answers
+
+
+def load_agent_executor():
+    """Load the agent file the way OpenRLHF's ``_load_agent_executor`` does (by path, as ``agent_module``)."""
+    from openrlhf.utils.agent import AgentExecutorBase
+
+    spec = importlib.util.spec_from_file_location("agent_module", adapter.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert issubclass(module.AgentExecutor, AgentExecutorBase)
+    return module.AgentExecutor()
+
+
+class ScriptedEngine:
+    """Answers each turn with the oracle's next action (tokenized), in vLLM's output shape."""
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self.turns: dict[str, int] = {}
+
+    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
+        prompt = self.tokenizer.decode(prompt_token_ids)
+        answers = oracle_answers(prompt)
+        turn = prompt.count("<|im_start|>assistant") - 1
+        text = answers[min(turn, len(answers) - 1)]
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"] + [
+            self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+        ]
+        return StandInRequestOutput([StandInCompletionOutput(ids, text, "stop", None)])
+
+
+def test_rows_carry_task_and_seed_and_bad_labels_are_named() -> None:
+    rows = openrlhf_rows([TASK_ID], seeds=[3, 4])
+    assert [parse_label(row["label"]) for row in rows] == [(TASK_ID, 3), (TASK_ID, 4)]
+    with pytest.raises(ValueError, match="task_id"):
+        parse_label(json.dumps({"seed": 1}))
+    with pytest.raises(ValueError, match="seed"):
+        parse_label(json.dumps({"task_id": TASK_ID, "seed": "x"}))
+
+
+@pytest.mark.stage_adapters
+def test_multi_turn_executor_plays_desktop_episodes(smol, monkeypatch) -> None:
+    tokenizer, model = smol
+    monkeypatch.setenv(adapter.SOURCE_VARIABLE, SOURCE.to_json())
+    executor = load_agent_executor()
+    label_a, label_b = (row["label"] for row in openrlhf_rows([TASK_ID], seeds=[0, 1]))
+
+    async def run_both():
+        oracle = executor.execute(
+            TASK_ID, label_a, StandInSamplingParams(logprobs=None), 2048, tokenizer, ScriptedEngine(tokenizer)
+        )
+        engine = StandInVllmEngine(StandInGenerator(model, tokenizer), max_new_tokens=24)
+        sampled = executor.execute(TASK_ID, label_b, StandInSamplingParams(max_tokens=24), 2048, tokenizer, engine)
+        return await asyncio.gather(oracle, sampled)
+
+    oracle, sampled = asyncio.run(run_both())
+    # The oracle's three actions end the episode with the verifier's full reward.
+    assert oracle["reward"] == 1.0 and oracle["scores"] == 1.0
+    assert len(oracle["action_ranges"]) == 3
+    assert oracle["extra_logs"]["success"].item() == 1.0
+    # The model-driven episode ran until done or the step budget (3), every step scored by the env.
+    assert 1 <= len(sampled["action_ranges"]) <= 3
+    assert sampled["reward"] in (0.0, 1.0)
+    assert len(sampled["rollout_log_probs"]) == len(sampled["observation_tokens"])
+    start, end = sampled["action_ranges"][0]
+    assert any(value != 0.0 for value in sampled["rollout_log_probs"][start:end])  # real log-probs on model tokens
+    text = tokenizer.decode(sampled["observation_tokens"])
+    assert "Enter the number" in text and text.count("<|im_start|>assistant") >= len(sampled["action_ranges"])
