@@ -120,6 +120,7 @@ class FunctionResult:
         reason: Why it ended so.
         seconds: Total time (LLM + sandbox).
         tokens: Total tokens of its LLM calls.
+        unusable_replies: Replies no code or tests could be read from (cut), for the report.
     """
 
     spec: FunctionSpec
@@ -129,6 +130,7 @@ class FunctionResult:
     reason: str = ""
     seconds: float = 0.0
     tokens: int = 0
+    unusable_replies: list[str] = field(default_factory=list)
 
     @property
     def code(self) -> str:

@@ -9,16 +9,35 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 MAX_REPLY_CHARS = 60_000
 MAX_FUNCTIONS = 20
+MAX_REPORTED_REPLY_CHARS = 2000
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
 class ReplyFormatError(ValueError):
-    """An LLM reply lacks what the stage asked for; the message says what and where."""
+    """An LLM reply lacks what the stage asked for; the message says what and where.
+
+    Attributes:
+        reply: The reply's text (set by the stage that parsed it), for the report.
+    """
+
+    reply: str = ""
+
+
+def parse_reply(parse: Callable[[str], T], text: str) -> T:
+    """``parse(text)``; a :class:`ReplyFormatError` it raises carries the reply's text."""
+    try:
+        return parse(text)
+    except ReplyFormatError as exc:
+        exc.reply = text[:MAX_REPORTED_REPLY_CHARS]
+        raise
 
 
 def code_blocks(text: str, language: str | None = None) -> list[str]:

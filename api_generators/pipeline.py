@@ -42,6 +42,8 @@ class PipelineRun:
     error: str = ""
     registration: Registration | None = None
     seconds: float = 0.0
+    analysis_reply: str = ""
+    """The analysis reply's text when it was unusable (shown in the report)."""
     drifted: list[str] = field(default_factory=list)
     """Recording keys replayed for a prompt that changed since the recording was sealed."""
 
@@ -80,6 +82,7 @@ def build_function(
         result.tokens += _tokens(reply)
     except ReplyFormatError as exc:
         result.reason = f"no usable tests: {exc}"
+        result.unusable_replies.append(exc.reply)
         result.seconds = time.monotonic() - started
         return result
     code = ""
@@ -93,6 +96,7 @@ def build_function(
                 code, reply = repair(client, target, spec, code, result.tests, result.rounds[-1].run, round_number)
         except ReplyFormatError as exc:
             result.rounds.append(RoundResult(round_number, code, _invalid(f"unusable reply: {exc}")))
+            result.unusable_replies.append(exc.reply)
             continue
         llm_seconds = time.monotonic() - llm_started
         result.tokens += _tokens(reply)
@@ -177,6 +181,7 @@ def generate_api(
             bar.update(1)
     except ReplyFormatError as exc:
         run.error = f"the analysis reply was unusable: {exc}"
+        run.analysis_reply = exc.reply
     run.drifted = [*getattr(client, "drifted", []), *getattr(analysis_client, "drifted", [])]
     run.seconds = time.monotonic() - started
     write_report(run, out)

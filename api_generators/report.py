@@ -57,6 +57,8 @@ def _markdown(run: PipelineRun, numbers: dict[str, Any]) -> str:
         lines += ["", f"**Error:** {run.error}"]
     if run.drifted:
         lines += ["", f"Replayed for changed prompts (recording drift): {', '.join(run.drifted)}"]
+    if run.analysis_reply:
+        lines += ["", "The analysis reply:", "", "~~~~text", run.analysis_reply, "~~~~"]
     lines += ["", "| function | status | repair rounds | time (s) | tokens | why |", "|---|---|---|---|---|---|"]
     for r in run.results:
         lines.append(
@@ -78,6 +80,8 @@ def _markdown(run: PipelineRun, numbers: dict[str, Any]) -> str:
                 lines += ["", "Failures:", "", "```text", *(f"{o.name}: {o.error}" for o in failed), "```"]
         if r.tests:
             lines += ["", "### Generated tests", "", "```python", r.tests, "```"]
+        for reply in r.unusable_replies:
+            lines += ["", "### An unusable reply", "", "~~~~text", reply, "~~~~"]
     return "\n".join(lines) + "\n"
 
 
@@ -110,6 +114,9 @@ def _html(run: PipelineRun, numbers: dict[str, Any]) -> str:
             parts.append(f"<pre>{e(round_result.code)}</pre>" + (f"<pre>{e(failed)}</pre>" if failed else ""))
         if r.tests:
             parts.append(f"<details><summary>Generated tests</summary><pre>{e(r.tests)}</pre></details>")
+        parts += [
+            f"<details><summary>An unusable reply</summary><pre>{e(x)}</pre></details>" for x in r.unusable_replies
+        ]
         sections.append("".join(parts))
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(run.target.tool_class)} API generation</title>"
@@ -118,6 +125,7 @@ def _html(run: PipelineRun, numbers: dict[str, Any]) -> str:
         f"{numbers['attempted']} attempted ({numbers['acceptance_rate']:.0%}); {numbers['reused']} reused; "
         f"{numbers['seconds']} s.</p>"
         + (f"<p class='rejected'>{e(run.error)}</p>" if run.error else "")
+        + (f"<pre>{e(run.analysis_reply)}</pre>" if run.analysis_reply else "")
         + "<table><tr><th>function</th><th>status</th><th>repair rounds</th><th>time (s)</th><th>tokens</th>"
         f"<th>why</th></tr>{rows}</table>{''.join(sections)}</body></html>\n"
     )

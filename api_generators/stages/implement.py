@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import prompting
 from ..llm import LLMClient, LLMReply
 from ..models import FunctionSpec
-from ..parsing import method_source
+from ..parsing import method_source, parse_reply
 from ..targets import AppTarget
 
 
@@ -27,4 +27,4 @@ def implement(client: LLMClient, target: AppTarget, spec: FunctionSpec) -> tuple
         tasks="\n".join(f"- {task}" for task in spec.tasks) or "- (none named)",
     )
     reply = client.complete(messages, key=f"implement/{spec.name}/0")
-    return method_source(reply.text, spec.name), reply
+    return parse_reply(lambda text: method_source(text, spec.name), reply.text), reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import prompting
 from ..llm import LLMClient, LLMReply
 from ..models import FunctionSpec, SandboxRun
-from ..parsing import method_source
+from ..parsing import method_source, parse_reply
 from ..targets import AppTarget
 
 
@@ -30,4 +30,4 @@ def repair(
         round=round_number,
     )
     reply = client.complete(messages, key=f"repair/{spec.name}/{round_number}")
-    return method_source(reply.text, spec.name), reply
+    return parse_reply(lambda text: method_source(text, spec.name), reply.text), reply

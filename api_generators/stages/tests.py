@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import prompting
 from ..llm import LLMClient, LLMReply
 from ..models import FunctionSpec
-from ..parsing import parse_test_functions
+from ..parsing import parse_reply, parse_test_functions
 from ..targets import AppTarget
 
 
@@ -22,5 +22,5 @@ def generate_tests(client: LLMClient, target: AppTarget, spec: FunctionSpec) -> 
         "tests", tool_class=target.tool_class, library=target.library, header=spec.header(), docstring=spec.docstring
     )
     reply = client.complete(messages, key=f"tests/{spec.name}")
-    source, names = parse_test_functions(reply.text)
+    source, names = parse_reply(parse_test_functions, reply.text)
     return source, names, reply

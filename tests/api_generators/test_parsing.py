@@ -14,6 +14,7 @@ from desktop_gym.api_generators.parsing import (
     first_json_object,
     function_specs,
     method_source,
+    parse_reply,
     parse_test_functions,
 )
 
@@ -103,9 +104,18 @@ def test_first_json_object_finds_any_object_after_prose(value, prose):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True), st.text(max_size=40))
+@given(
+    st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True),
+    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=40),  # printable docstrings
+)
 def test_method_source_round_trips_any_name_and_docstring(name, doc):
     doc = doc.replace("\\", "").replace('"', "").replace("\r", "").strip() or "Do it."
     doc = " ".join(doc.split())
     code = f'def {name}(self, value: int = 1) -> int:\n    """{doc}"""\n    return value\n'
     assert method_source(f"```python\n{code}```", name) == code.strip("\n")
+
+
+def test_parse_reply_attaches_the_reply_to_the_error():
+    with pytest.raises(ReplyFormatError) as caught:
+        parse_reply(parse_test_functions, "Sure! Here are tests: none")
+    assert caught.value.reply == "Sure! Here are tests: none"

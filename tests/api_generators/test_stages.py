@@ -122,12 +122,15 @@ def test_report_shows_each_round_and_the_numbers(tmp_path):
         reason="still hung",
         rounds=[RoundResult(0, "def undo(self): ...", SandboxRun(verdict="hung", reason="killed"))],
     )
+    rejected.unusable_replies.append("I cannot write ```code``` today")
     run = PipelineRun(TARGET, "recording:x", example_tasks(["text:Replace."]), [result, rejected])
     numbers = write_report(run, tmp_path)
     assert numbers["acceptance_rate"] == 0.5 and numbers["mean_repair_rounds"] == 0.5
     markdown = (tmp_path / "report.md").read_text()
     assert "### Round 0: failed" in markdown and "assert 'a' == 'b'" in markdown and "### Round 1: passed" in markdown
     assert "| `undo` | rejected |" in markdown
+    assert "### An unusable reply\n\n~~~~text\nI cannot write ```code``` today\n~~~~" in markdown
+    assert "- `text:1`: Replace." in markdown
     page = (tmp_path / "report.html").read_text()
     assert "<h3>Round 1: passed</h3>" in page and "&#x27;a&#x27; == &#x27;b&#x27;" in page
     assert json.loads((tmp_path / "report.json").read_text())["functions"][0]["repair_rounds"] == 1
