@@ -88,7 +88,8 @@ def bench_create_and_reset(table: list, server: EnvServer, local: DesktopEnv, co
     for _ in tqdm(range(min(count, 20)), desc="create/reset"):
         server.pool.wait_ready(1, timeout=60)
         started = time.perf_counter()
-        reply = connection.call("CreateEnv", pb.CreateEnvRequest(task_id=TASK))
+        request = pb.CreateEnvRequest(task_id=TASK, options_json=json.dumps({"settle_timeout": 0}))
+        reply = connection.call("CreateEnv", request)
         creates.append(time.perf_counter() - started)
         started = time.perf_counter()
         connection.call("Reset", pb.ResetRequest(env_id=reply.env_id), reply.env_id)

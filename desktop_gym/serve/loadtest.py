@@ -17,7 +17,7 @@ import numpy as np
 from ..backends import Backend, DesktopHandle, register_backend
 from ..env import DesktopEnv
 from ..errors import GuestFileNotFoundError
-from ..guest.types import AppInfo, ExecResult
+from ..guest.types import AppFocus, AppInfo, ExecResult
 
 _PIDS = itertools.count(10_000)
 
@@ -114,8 +114,8 @@ class StandInGuestClient:
 
     def app_info(
         self, app: str | None = None, max_chars: int = 5000, timeout: float = 10.0, check_modified: bool = False
-    ) -> dict[str, Any]:
-        return {"app": "", "tool_class": "", "summary": "", "window_id": None, "modified": False}
+    ) -> AppFocus:
+        return AppFocus(app="", tool_class="", summary="", window_id=None, modified=False)
 
     def close(self) -> None:
         return None
