@@ -53,8 +53,12 @@ class LLMClient(Protocol):
     name: str
     """Shown in the report, e.g. ``openai:http://localhost:8000/v1 (model x)``."""
 
-    def complete(self, messages: Messages, key: str) -> LLMReply:
-        """Answer the chat ``messages``; ``key`` names the pipeline step (stage/function/round)."""
+    def complete(self, messages: Messages, key: str, prefill: str = "") -> LLMReply:
+        """Answer the chat ``messages``; ``key`` names the pipeline step (stage/function/round).
+
+        ``prefill`` is how the answer should start: a backend that can open the assistant turn
+        with it does (small models need it); the reply text is always the whole answer.
+        """
         ...
 
 
@@ -106,8 +110,8 @@ class OpenAIClient:
             raise LLMError(f"--llm {self.base_url}: the endpoint serves no models")
         return models[0].id
 
-    def complete(self, messages: Messages, key: str) -> LLMReply:
-        started = time.monotonic()
+    def complete(self, messages: Messages, key: str, prefill: str = "") -> LLMReply:
+        started = time.monotonic()  # chat endpoints cannot be prefilled portably: prefill is ignored
         try:
             response = self._client.chat.completions.create(
                 model=self.model, messages=messages, max_tokens=self.max_tokens, temperature=self.temperature
@@ -144,7 +148,7 @@ class OfflineClient:
         self.bf16 = bf16
         self.name = "offline:SmolLM2-135M-Instruct (greedy)"
 
-    def complete(self, messages: Messages, key: str) -> LLMReply:
+    def complete(self, messages: Messages, key: str, prefill: str = "") -> LLMReply:
         try:
             from desktop_gym.llm import generate_chat, shared_default_model
 
@@ -157,10 +161,16 @@ class OfflineClient:
             torch.set_num_threads(self.threads)
         started = time.monotonic()
         completion = generate_chat(
-            model, tokenizer, [messages], max_new_tokens=self.max_new_tokens, temperature=0.0, bf16=self.bf16
+            model,
+            tokenizer,
+            [messages],
+            prefill=prefill,
+            max_new_tokens=self.max_new_tokens,
+            temperature=0.0,
+            bf16=self.bf16,
         )[0]
         return LLMReply(
-            text=completion.text,
+            text=prefill + completion.text,
             prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens,
             seconds=time.monotonic() - started,
@@ -206,8 +216,8 @@ class RecordingClient:
         self.drifted: list[str] = []
         self.name = f"recording:{self.path.name} ({self.data.get('source', 'source not stated')})"
 
-    def complete(self, messages: Messages, key: str) -> LLMReply:
-        entry = self.entries.get(key)
+    def complete(self, messages: Messages, key: str, prefill: str = "") -> LLMReply:
+        entry = self.entries.get(key)  # a recorded response is already the whole answer
         if entry is None:
             raise RecordingMissError(f"recording {self.path}: no response recorded for {key!r}")
         digest = prompt_sha256(messages)
@@ -240,12 +250,14 @@ class CachedClient:
         self.name = inner.name
         self.hits = 0
 
-    def _path(self, messages: Messages, key: str) -> Path:
-        content = json.dumps({"backend": self.inner.name, "key": key, "messages": messages}, sort_keys=True)
+    def _path(self, messages: Messages, key: str, prefill: str) -> Path:
+        content = json.dumps(
+            {"backend": self.inner.name, "key": key, "messages": messages, "prefill": prefill}, sort_keys=True
+        )
         return self.cache_dir / f"{hashlib.sha256(content.encode('utf-8')).hexdigest()}.json"
 
-    def complete(self, messages: Messages, key: str) -> LLMReply:
-        path = self._path(messages, key)
+    def complete(self, messages: Messages, key: str, prefill: str = "") -> LLMReply:
+        path = self._path(messages, key, prefill)
         if path.exists():
             try:
                 stored = json.loads(path.read_text(encoding="utf-8"))
@@ -253,7 +265,7 @@ class CachedClient:
                 return LLMReply(**{**stored, "seconds": 0.0, "cached": True})
             except (json.JSONDecodeError, TypeError):
                 path.unlink()  # a torn write: ask again
-        reply = self.inner.complete(messages, key)
+        reply = self.inner.complete(messages, key, prefill)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(asdict(reply)), encoding="utf-8")
         temporary.replace(path)

@@ -95,7 +95,7 @@ def analyse(client: LLMClient, target: AppTarget, tasks: list[ExampleTask]) -> t
         registry=registry_text(target),
         library=target.library,
     )
-    reply = client.complete(messages, key="analyse")
+    reply = client.complete(messages, key="analyse", prefill='```json\n{"functions": [')
     specs = []
     for item in parse_reply(lambda text: function_specs(first_json_object(text)), reply.text):
         spec = FunctionSpec(**item)

@@ -9,6 +9,12 @@ from ..parsing import method_source, parse_reply
 from ..targets import AppTarget
 
 
+def method_prefill(spec: FunctionSpec) -> str:
+    """How a method answer starts: the fence, the ``def`` line and the docstring (both fixed by the analysis)."""
+    docstring = spec.docstring.replace("\n", "\n    ")
+    return f'```python\n{spec.header()}\n    """{docstring}\n    """\n'
+
+
 def implement(client: LLMClient, target: AppTarget, spec: FunctionSpec) -> tuple[str, LLMReply]:
     """Ask the LLM for ``spec``'s method.
 
@@ -26,5 +32,5 @@ def implement(client: LLMClient, target: AppTarget, spec: FunctionSpec) -> tuple
         docstring=spec.docstring,
         tasks="\n".join(f"- {task}" for task in spec.tasks) or "- (none named)",
     )
-    reply = client.complete(messages, key=f"implement/{spec.name}/0")
+    reply = client.complete(messages, key=f"implement/{spec.name}/0", prefill=method_prefill(spec))
     return parse_reply(lambda text: method_source(text, spec.name), reply.text), reply

@@ -7,6 +7,7 @@ from ..llm import LLMClient, LLMReply
 from ..models import FunctionSpec, SandboxRun
 from ..parsing import method_source, parse_reply
 from ..targets import AppTarget
+from .implement import method_prefill
 
 
 def repair(
@@ -29,5 +30,5 @@ def repair(
         feedback=run.feedback(),
         round=round_number,
     )
-    reply = client.complete(messages, key=f"repair/{spec.name}/{round_number}")
+    reply = client.complete(messages, key=f"repair/{spec.name}/{round_number}", prefill=method_prefill(spec))
     return parse_reply(lambda text: method_source(text, spec.name), reply.text), reply

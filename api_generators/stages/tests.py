@@ -8,6 +8,9 @@ from ..models import FunctionSpec
 from ..parsing import parse_reply, parse_test_functions
 from ..targets import AppTarget
 
+TESTS_PREFILL = "```python\ndef test_"
+"""How a tests answer starts (for backends that can prefill)."""
+
 
 def generate_tests(client: LLMClient, target: AppTarget, spec: FunctionSpec) -> tuple[str, list[str], LLMReply]:
     """Ask the LLM for tests of ``spec``: set up the document, call, save, read the file back.
@@ -21,6 +24,6 @@ def generate_tests(client: LLMClient, target: AppTarget, spec: FunctionSpec) -> 
     messages = prompting.messages(
         "tests", tool_class=target.tool_class, library=target.library, header=spec.header(), docstring=spec.docstring
     )
-    reply = client.complete(messages, key=f"tests/{spec.name}")
+    reply = client.complete(messages, key=f"tests/{spec.name}", prefill=TESTS_PREFILL)
     source, names = parse_reply(parse_test_functions, reply.text)
     return source, names, reply

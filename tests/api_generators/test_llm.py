@@ -27,7 +27,7 @@ class StandInCountingClient:
     def __init__(self) -> None:
         self.calls = 0
 
-    def complete(self, messages, key):
+    def complete(self, messages, key, prefill=""):
         self.calls += 1
         return LLMReply(text=f"reply {self.calls} to {messages[-1]['content']}", prompt_tokens=3, completion_tokens=2)
 
