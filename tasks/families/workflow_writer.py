@@ -1,0 +1,88 @@
+"""Workflow tier, Writer: a memo tidied in several distinct operations (alignment, emphasis, spacing,
+an appended closing line), each checked on the saved document together with its unchanged text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...verifiers import (
+    all_of,
+    verify_docx_alignment,
+    verify_docx_font,
+    verify_docx_has_paragraph,
+    verify_docx_line_spacing,
+)
+from ...verifiers.result import VerifierResult
+from ..base import Policy, ScriptedPolicy, TaskContext
+from ..registry import register_task
+from .writer_base import SUBJECTS, WriterDocumentTask
+
+CLOSINGS = (
+    "Questions go to the project office.",
+    "The next review is in two weeks.",
+    "Please confirm by Friday.",
+    "Minutes follow by email.",
+    "Thank you all for the quick replies.",
+)
+
+
+class MemoCleanup(WriterDocumentTask):
+    """Centre the heading, bold a name, space one paragraph at 1.5 lines and append a closing line."""
+
+    id = "workflow.memo_cleanup"
+    instruction_template = (
+        'The memo {path} is open in LibreOffice Writer. Tidy it up: centre the heading "{heading}", make '
+        '"{subject}" bold where it appears in the paragraph that starts with it, set the line spacing of that '
+        'same paragraph to 1.5 lines, and add "{closing}" as a new last paragraph. Change nothing else, then '
+        "save the file in its current docx format."
+    )
+    tags = ("workflow", "writer", "format", "domain:writer")
+    max_steps = 30
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = self.base_params(rng, count=int(rng.integers(3, 6)))
+        target = int(rng.integers(0, len(params["paragraphs"])))
+        sentence = params["paragraphs"][target]
+        subject = next(name for name in SUBJECTS if sentence.startswith(name))
+        closing = str(rng.choice(CLOSINGS))
+        return {**params, "target": target, "subject": subject, "sentence": sentence, "closing": closing}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        data = self.saved(ctx)
+        return all_of(
+            {
+                "text unchanged, closing appended": self.verify_text_equals(ctx, [*self.body(p), p["closing"]]),
+                "closing is last": verify_docx_has_paragraph(data, p["closing"], last=True),
+                "heading centred": verify_docx_alignment(data, p["heading"], "center"),
+                "name bold": verify_docx_font(data, p["subject"], bold=True),
+                "spacing": verify_docx_line_spacing(data, p["sentence"], multiple=1.5),
+            }
+        )
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        paragraph = params["target"] + 1  # the heading is paragraph 0
+        return ScriptedPolicy(
+            [
+                "WriterTools.set_alignment(alignment='center', paragraph=0)",
+                f"WriterTools.set_bold(bold=True, paragraph={paragraph}, match_text={params['subject']!r})",
+                f"WriterTools.set_line_spacing(spacing=1.5, paragraph={paragraph})",
+                f"WriterTools.append_paragraph(text={params['closing']!r})",
+                "WriterTools.save()",
+                "exit(success=True)",
+            ]
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        others = [closing for closing in CLOSINGS if closing != params["closing"]]
+        return {**params, "closing": str(rng.choice(others))}
+
+
+WORKFLOW_WRITER_FAMILIES = (MemoCleanup,)
+
+for _family in WORKFLOW_WRITER_FAMILIES:
+    register_task(_family.id, _family)
