@@ -152,7 +152,9 @@ def _config_steps(
             elif kind in ("execute", "command"):
                 text = _command_text(params.get("command"))
                 if any(driver in text for driver in GUI_DRIVERS):
-                    step = _gui_setup_step(text)
+                    command = params.get("command")
+                    source = command if isinstance(command, str) else " ".join(str(part) for part in command or [])
+                    step = _gui_setup_step(source)  # the Python source as run, not shell-quoted
                     if step is None:
                         report.notes.append(f"{where}: a click to focus the window dropped; setup focuses the app")
                         report.mapped.append(where)
