@@ -22,7 +22,7 @@ from ..env import DEFAULT_OBSERVATION
 from ..spaces import Unicode, observation_space
 from .protos import env_pb2 as pb
 from .protos import env_pb2_grpc as pb_grpc
-from .wire import GRPC_OPTIONS, auth_metadata, decode_step, error_from_rpc
+from .wire import GRPC_OPTIONS, auth_metadata, decode_step, error_from_rpc, keep_large_allocations
 
 CALL_TIMEOUT_S = 300.0  # a reset may start a desktop; a step may wait for apps
 HEARTBEAT_FRACTION = 1 / 3  # renew the lease after this fraction of its TTL
@@ -38,6 +38,7 @@ class EnvConnection:
     """
 
     def __init__(self, address: str, token: str | None = None, timeout: float = CALL_TIMEOUT_S) -> None:
+        keep_large_allocations()
         self.address = address
         self.timeout = timeout
         self.metadata = auth_metadata(token)

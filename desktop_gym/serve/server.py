@@ -52,7 +52,7 @@ from .session import (
     check_screenshot_format,
 )
 from .stats import NodeProbe, ServerCounters
-from .wire import GRPC_OPTIONS, MAX_ACTION_CHARS, check_bind
+from .wire import GRPC_OPTIONS, MAX_ACTION_CHARS, check_bind, keep_large_allocations
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,7 @@ class EnvServer:
         Raises:
             RuntimeError: the address could not be bound.
         """
+        keep_large_allocations()
         workers = min(self.max_envs, 128) + 16
         interceptors = [TokenInterceptor(self.token)] if self.token else []
         self._grpc = grpc.server(
