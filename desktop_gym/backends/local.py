@@ -295,7 +295,13 @@ class LocalBackend(Backend):
             argv.append("--remove-workdir")
         try:
             self._reaper = subprocess.Popen(
-                argv, env=env, stdin=subprocess.DEVNULL, pass_fds=(read_fd,), start_new_session=True
+                argv,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # holding the owner's pipes would keep its caller waiting
+                stderr=subprocess.DEVNULL,
+                pass_fds=(read_fd,),
+                start_new_session=True,
             )
         finally:
             os.close(read_fd)
