@@ -86,10 +86,11 @@ class EntropulseTrigger:
         if not config.enabled or self.phases_done >= config.max_phases:
             return None
         count = len(self.entropies)
+        fallback = None
         if config.max_rl_iterations and count >= config.max_rl_iterations:
-            return f"RL phase reached max_rl_iterations={config.max_rl_iterations} without an entropy plateau"
+            fallback = f"RL phase reached max_rl_iterations={config.max_rl_iterations} without an entropy plateau"
         if count < config.min_rl_iterations:
-            return None
+            return fallback
         window = config.window
         start = float(np.mean(self.entropies[:window]))
         recent = float(np.mean(self.entropies[-window:]))
@@ -103,7 +104,7 @@ class EntropulseTrigger:
                 f"and success plateaued ({success_before:.2f} -> {success_now:.2f}, "
                 f"tolerance {config.plateau_tolerance:.2f}) over windows of {window}"
             )
-        return None
+        return fallback
 
 
 def sample_sft_steps(

@@ -68,3 +68,14 @@ def test_two_rl_iterations_and_one_sft_phase(tmp_path: Path) -> None:
     assert (tmp_path / "run" / "checkpoint" / "trainer_state.json").exists()
     recorded = load_trajectories(tmp_path / "run" / "trajectories")
     assert len(recorded) == 5 and all(t.steps[0].messages for t in recorded)
+
+
+def test_behavior_cloning_on_a_recorded_oracle_episode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from desktop_gym.cli import main
+
+    runs = tmp_path / "runs"
+    assert main(["run", "--task", "demo.enter_number", "--agent", "oracle", "--out", str(runs)]) == 0
+    assert load_trajectories(runs)[0].success
+    assert main(["train", "--bc", str(runs), "--bc-steps", "2", "--output", str(tmp_path / "bc")]) == 0
+    assert "[bc] 2 steps from 1 successful trajectories" in capsys.readouterr().out
+    assert (tmp_path / "bc" / "bc-model" / "model.safetensors").stat().st_size > 1_000_000
