@@ -216,6 +216,25 @@ def _first_input(inputs: Mapping[str, bytes], path: str) -> bytes | None:
     return same[0] if same else next(iter(inputs.values()), None)
 
 
+def _blank_document(extension: str) -> bytes | None:
+    """An empty document of the kind a path's extension names (for outputs the task has no input of)."""
+    from .tasks.artifacts import docx_bytes, pptx_bytes, xlsx_bytes
+
+    makers: dict[str, Callable[[], bytes]] = {
+        ".xlsx": lambda: xlsx_bytes([["x"]]),
+        ".docx": lambda: docx_bytes(["x"]),
+        ".pptx": lambda: pptx_bytes([{"title": "x"}]),
+    }
+    return makers[extension]() if extension in makers else (b"" if extension in (".txt", ".csv", ".md") else None)
+
+
+def _same_kind_input(inputs: Mapping[str, bytes], path: str) -> bytes | None:
+    """The input of the same kind as ``path``, else a blank document of that kind (None if unknown)."""
+    extension = posixpath.splitext(path)[1].lower()
+    same = [data for name, data in inputs.items() if posixpath.splitext(name)[1].lower() == extension]
+    return same[0] if same else _blank_document(extension)
+
+
 def file_attacks(
     inputs: Mapping[str, bytes], reads: Sequence[str], params: Mapping[str, Any]
 ) -> Iterator[tuple[str, dict[str, bytes]]]:
@@ -233,7 +252,7 @@ def file_attacks(
 
     yield "untouched input saved as the answer", home_with(lambda path: _first_input(inputs, path))
     yield "empty file", home_with(lambda path: b"")
-    source = {path: _first_input(inputs, path) for path in targets}
+    source = {path: _same_kind_input(inputs, path) for path in targets}
     if any(data is not None for data in source.values()):
         yield "content deleted", home_with(lambda path: _forge(source[path], [], clear=True) if source[path] else None)
         yield (

@@ -80,12 +80,13 @@ def verify_docx_has_paragraph(data: bytes | None, text: str, exact: bool = True,
         data: the file's bytes, or None when it does not exist.
         text: the paragraph text to look for (surrounding whitespace ignored).
         exact: require the whole paragraph to equal ``text``.
-        last: it must be the last non-blank paragraph (text appended "at the end", nothing after it).
+        last: it must be the last non-blank body paragraph (text appended "at the end", nothing after it).
     """
     paragraphs = paragraph_texts(data)
     wanted = text.strip()
     if last:
-        filled = [(index, p.strip()) for index, p in enumerate(paragraphs) if p.strip()]
+        body = paragraph_texts(data, include_tables=False)  # table cells are not paragraphs "at the end"
+        filled = [(index, p.strip()) for index, p in enumerate(body) if p.strip()]
         index, found = filled[-1] if filled else (-1, "")
         if found == wanted or (not exact and wanted in found):
             return VerifierResult.passed(f"the last paragraph ({index}) has the text", paragraph_index=index)

@@ -4,4 +4,14 @@ input files, so one family yields unlimited variants; the same seed gives the sa
 One module per app suite; importing this package registers them all.
 """
 
-from . import calc, impress, multi, os, train_demo, workflow_calc, workflow_writer, writer  # noqa: F401  (each registers its suite)
+from . import (  # noqa: F401  (each registers its suite)
+    calc,
+    impress,
+    multi,
+    os,
+    train_demo,
+    workflow_calc,
+    workflow_office,
+    workflow_writer,
+    writer,
+)

@@ -58,6 +58,7 @@ FILE_VERIFIER_KWARGS: dict[str, dict[str, Any]] = {
     "pptx_transitions": {},
     "pptx_shapes": {"slide": 1},
     "pptx_slide_titles": {"titles": ["x"]},
+    "pptx_slide_texts": {"slides": [["x"]]},
     "pptx_autoshape": {"slide": 1, "geometry": "rect"},
     "pptx_title_font_size": {"slide": 1, "size": 24},
     "odp_slide_titles": {"titles": ["x"]},
