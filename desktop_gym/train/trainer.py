@@ -277,8 +277,8 @@ class Trainer:
             success=success,
             reward=float(np.mean(rewards)) if rewards else 0.0,
             entropy=float(np.mean(entropies)),
-            kl=float(np.mean(kls)) if kls else 0.0,
-            loss=float(np.mean(losses)) if losses else 0.0,
+            kl=float(np.mean(kls)) if kls else None,  # None: no sample carried signal, no update
+            loss=float(np.mean(losses)) if losses else None,
             steps_per_s=len(steps) / max(seconds, 1e-9),
             tokens_per_s=stats.tokens / max(stats.generate_seconds, 1e-9),
             policy_lag=float(np.mean(lag)) if lag else 0.0,

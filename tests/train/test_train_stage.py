@@ -60,7 +60,9 @@ def test_two_rl_iterations_and_one_sft_phase(tmp_path: Path) -> None:
     iterations = [row for row in rows if row["kind"] == "iteration"]
     assert [row["phase"] for row in iterations] == ["rl", "rl", "sft"]
     assert [row["phase"] for row in rows if row["kind"] == "phase"] == ["sft", "rl"]
-    assert all(math.isfinite(row["loss"]) and math.isfinite(row["entropy"]) for row in iterations)
+    assert all(math.isfinite(row["entropy"]) for row in iterations)
+    # an RL iteration whose groups all had zero reward variance makes no update and logs loss None
+    assert all(row["loss"] is None or math.isfinite(row["loss"]) for row in iterations)
     assert iterations[-1]["samples"] >= 1 and iterations[-1]["loss"] > 0
     changed = dict(trainer.model.named_parameters())
     assert any(not (changed[name].detach() == before).all() for name, before in watched.items())
