@@ -146,7 +146,9 @@ class Backend(ABC):
             )
 
         try:
-            poll_until(answered, timeout, f"the guest agent to answer at {address}", error=never_answered)
+            # Backing off to 0.25 s: why_dead may be an engine round trip (container status).
+            what = f"the guest agent to answer at {address}"
+            poll_until(answered, timeout, what, backoff=1.5, error=never_answered)
         finally:
             client.close()
 
