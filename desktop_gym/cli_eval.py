@@ -79,6 +79,7 @@ def default_out(agent: str, action_mode: str) -> Path:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run, report or compare (see the module docstring)."""
     from .evaluation import read_records, write_comparison, write_report
+    from .evaluation.compare import label
 
     if args.compare:
         out = Path(args.out or "runs/eval/compare")
@@ -86,18 +87,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print((out / "compare.md").read_text(encoding="utf-8"))
         print(f"[report] {paths['html']}")
         return 0
-    references = {
-        _reference_name(records): records for records in (read_records(d) for d in args.oracle_steps) if records
-    }
+    references = {label(records, str(d)): records for d, records in ((d, read_records(d)) for d in args.oracle_steps)}
     if args.report:
         paths = write_report(args.report, read_records(args.report), references)
         print(f"[report] {paths['html']}")
         return 0
     return _run(args, references)
-
-
-def _reference_name(records: list[Any]) -> str:
-    return f"{records[0].agent} ({records[0].action_mode})"
 
 
 def _run(args: argparse.Namespace, references: dict[str, Any]) -> int:

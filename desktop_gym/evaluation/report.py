@@ -236,14 +236,3 @@ def write_report(
     paths["html"].write_text("\n".join(html_parts), encoding="utf-8")
     paths["markdown"].write_text("\n\n".join(md_parts) + "\n", encoding="utf-8")
     return paths
-
-
-def oracle_reference_names(
-    records_by_name: Mapping[str, Sequence[EpisodeRecord]],
-) -> dict[str, Sequence[EpisodeRecord]]:
-    """Reference evaluations keyed by ``agent (mode)``."""
-    named: dict[str, Sequence[EpisodeRecord]] = {}
-    for records in records_by_name.values():
-        if records:
-            named[f"{records[0].agent} ({records[0].action_mode})"] = records
-    return named

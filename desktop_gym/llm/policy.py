@@ -57,7 +57,6 @@ class LocalModelPolicy:
 
     def generate(self, batch: Sequence[Messages]) -> list[Generation]:
         """One completion per prompt; a trailing assistant message is continued (the prefill)."""
-        results: list[Generation] = []
         by_prefill: dict[str, list[int]] = {}
         split = [split_prefill(text_only(messages)) for messages in batch]
         for index, (_, prefill) in enumerate(split):
@@ -81,8 +80,7 @@ class LocalModelPolicy:
                     token_ids=completion.token_ids,
                     extra={"prompt_tokens": completion.prompt_tokens, "finish_reason": completion.finish_reason},
                 )
-        results = [answers[i] for i in range(len(batch))]
-        return results
+        return [answers[i] for i in range(len(batch))]
 
 
 class OpenAIPolicy:

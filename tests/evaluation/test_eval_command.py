@@ -62,3 +62,10 @@ def test_null_agent_fails_every_task_and_compares_against_the_oracle(oracle_run:
     assert main(["eval", "--compare", str(null_out), str(oracle_run), "--out", str(compare)]) == 0
     table = (compare / "compare.md").read_text(encoding="utf-8")
     assert "| overall | 0.0 ± 0.0% | 100.0 ± 0.0% | +100.0 pts |" in table
+
+
+def test_report_shows_reference_steps_per_task(oracle_run: Path) -> None:
+    assert main(["eval", "--report", str(oracle_run), "--oracle-steps", str(oracle_run)]) == 0
+    report = (oracle_run / "report.md").read_text(encoding="utf-8")
+    assert "| oracle (hybrid) steps | steps / oracle (hybrid) |" in report
+    assert "| 1.00x |" in report
