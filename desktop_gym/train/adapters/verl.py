@@ -1,0 +1,164 @@
+"""verl adapter: the ``desktop_gym`` agent loop, one desktop episode per trajectory.
+
+Tested with verl 0.9.1. Importing this module registers the loop with verl's
+``@register("desktop_gym")``; point verl at it and name it in the data::
+
+    actor_rollout_ref.rollout.agent.default_agent_loop=desktop_gym
+    # and import desktop_gym.train.adapters.verl in the agent-loop workers (e.g. through
+    # actor_rollout_ref.rollout.agent.agent_loop_config_path with
+    #   - name: desktop_gym
+    #     _target_: desktop_gym.train.adapters.verl.DesktopGymAgentLoop)
+
+Each dataset row names its task in ``extra_info`` (``{"task_id": ..., "seed": ...}``, see
+:func:`verl_rows`); where desktops come from is ``$DESKTOP_GYM_SOURCE`` (an :class:`EnvSource` as
+JSON: env options, or an env server address so the Ray workers hold only a thin client).
+
+``run()`` resets the desktop, builds the first prompt (system prompt with the offered actions,
+then the observation) with verl's Continuous Token builder, and then, each turn, asks verl's server
+manager for the answer (one sticky request id per trajectory), plays it as one action, and appends
+the next observation as a user turn. It returns verl's ``AgentLoopOutput``: prompt and response
+ids, the response mask (1 on model tokens, 0 on observation tokens), log-probabilities, the
+reward from the task's verifier, and the turn count. It does not use ``ToolAgentLoop`` (which
+creates and releases a tool around every call and cuts tool answers to 256 tokens by default) nor
+the removed interactions API.
+
+Step-level variant: verl's agent loop returns one ``AgentLoopOutput`` per prompt, and its data
+path (``AgentLoopWorker._postprocess``) pads one sequence per trajectory, so one loop cannot hand
+back one sample per step. What it can do is keep the per-step record: ``extra_fields`` carries
+``turn_scores`` (0 until the last step, which holds the verifier's reward) and
+``step_token_spans`` (where each action lies in the response), which a step-level advantage
+estimator can read. Real step-level GRPO runs in desktop-gym's own trainer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from uuid import uuid4
+
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
+
+from desktop_gym.train.adapters.episode import (
+    DesktopEpisode,
+    EnvSource,
+    describe_actions,
+    source_from_environment,
+    task_rows,
+)
+from desktop_gym.train.prompts import system_prompt
+
+TESTED_VERSION = "0.9.1"
+AGENT_NAME = "desktop_gym"
+
+
+def verl_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict[str, Any]]:
+    """verl dataset rows: ``prompt`` (a placeholder chat), ``agent_name`` and the task in ``extra_info``."""
+    return [
+        {
+            "prompt": [{"role": "user", "content": row["task_id"]}],
+            "agent_name": AGENT_NAME,
+            "data_source": "desktop_gym",
+            "extra_info": row,
+        }
+        for row in task_rows(task_ids, seeds)
+    ]
+
+
+def task_of(fields: Mapping[str, Any]) -> tuple[str, int]:
+    """``(task_id, seed)`` from a row's fields (``extra_info`` first, then top-level columns).
+
+    Raises:
+        ValueError: no string ``task_id`` in the row (names the fields looked at).
+    """
+    extra = fields.get("extra_info") or {}
+    task_id = extra.get("task_id", fields.get("task_id"))
+    if not isinstance(task_id, str):
+        raise ValueError("a desktop_gym row needs a string 'task_id' in 'extra_info' (or as a column)")
+    return task_id, int(extra.get("seed", fields.get("seed", 0)))
+
+
+@register(AGENT_NAME)
+class DesktopGymAgentLoop(AgentLoopBase):
+    """A verl agent loop that plays one desktop episode per trajectory.
+
+    Args:
+        *args, **kwargs: what verl's ``AgentLoopWorker`` passes every agent loop.
+        source: where desktops come from (default: ``$DESKTOP_GYM_SOURCE``).
+    """
+
+    def __init__(self, *args: Any, source: EnvSource | None = None, **kwargs: Any) -> None:
+        kwargs.pop("tools", None)  # verl's ToolListWrap: this loop's actions come from the env
+        super().__init__(*args, **kwargs)
+        self.source = source or source_from_environment()
+        self.response_length = int(self.rollout_config.response_length)
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        """Play one episode of the row's task; see the module docstring for the output."""
+        task_id, seed = task_of(kwargs)
+        episode = DesktopEpisode(self.source)
+        try:
+            return await self._play(episode, task_id, seed, sampling_params)
+        finally:
+            await asyncio.to_thread(episode.close)
+
+    async def _play(
+        self, episode: DesktopEpisode, task_id: str, seed: int, sampling_params: dict[str, Any]
+    ) -> AgentLoopOutput:
+        request_id = uuid4().hex
+        first = await asyncio.to_thread(episode.start, task_id, seed)
+        system = system_prompt(describe_actions([task_id], self.source), episode.prompt)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": first}]
+        token_ids = await self.ct_build_initial_tokens(messages)
+        mask: list[int] = []
+        logprobs: list[float] | None = [] if sampling_params.get("logprobs") else None
+        spans: list[tuple[int, int]] = []
+        metrics: dict[str, float] = {"generate_sequences": 0.0, "tool_calls": 0.0}
+        turns = 2
+        while True:
+            started = asyncio.get_running_loop().time()
+            output = await self.server_manager.generate(
+                request_id=request_id, prompt_ids=token_ids, sampling_params=sampling_params
+            )
+            metrics["generate_sequences"] += asyncio.get_running_loop().time() - started
+            before = len(mask)
+            merged, mask, logprobs = await self.ct_merge_assistant_token(
+                token_ids, output.token_ids, mask, logprobs, assistant_logprobs=output.log_probs
+            )
+            token_ids = merged.token_ids
+            spans.append((before, len(mask)))
+            action = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
+            started = asyncio.get_running_loop().time()
+            outcome = await asyncio.to_thread(episode.act, action)
+            metrics["tool_calls"] += asyncio.get_running_loop().time() - started
+            if outcome.done or len(mask) >= self.response_length:
+                break
+            previous = [*messages, {"role": "assistant", "content": action}]
+            messages = [*previous, {"role": "user", "content": outcome.text}]
+            merged, new_mask, new_logprobs = await self.ct_merge_context_msg(
+                previous, messages, token_ids, mask, logprobs
+            )
+            turns += 2
+            if len(new_mask) >= self.response_length:
+                break
+            token_ids, mask, logprobs = merged.token_ids, new_mask, new_logprobs
+        reward = await asyncio.to_thread(episode.finish)
+        # verl's convention: the response is the tail the mask covers (the builder may re-join boundaries).
+        response_ids = token_ids[len(token_ids) - len(mask) :]
+        return AgentLoopOutput(
+            prompt_ids=token_ids[: len(token_ids) - len(mask)],
+            response_ids=response_ids[: self.response_length],
+            response_mask=mask[: self.response_length],
+            response_logprobs=logprobs[: self.response_length] if logprobs else None,
+            multi_modal_data={},
+            reward_score=reward,
+            num_turns=turns,
+            metrics=AgentLoopMetrics(**metrics),
+            extra_fields={
+                "turn_scores": [0.0] * (len(spans) - 1) + [reward],
+                "tool_rewards": [],
+                "step_token_spans": spans,
+                "task_id": task_id,
+                "success": bool(episode.success),
+            },
+        )

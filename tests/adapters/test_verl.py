@@ -1,0 +1,73 @@
+"""verl's agent-loop machinery runs the ``desktop_gym`` loop against real desktops.
+
+verl generates through vLLM/SGLang servers, which need a GPU: the loop talks to
+``StandInVerlServerManager`` instead, a transformers-backed stand-in serving the same ``generate`` call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from desktop_gym.train.adapters.episode import SOURCE_VARIABLE
+from desktop_gym.train.adapters.standins import StandInGenerator, StandInVerlServerManager
+
+from .conftest import SOURCE, TASK_ID
+
+
+def make_loop(tokenizer, server_manager):
+    """Build the loop the way verl's ``AgentLoopWorker._run_agent_loop`` does: registry + hydra."""
+    import hydra
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap, _agent_loop_registry
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    import desktop_gym.train.adapters.verl as adapter
+
+    config = OmegaConf.create(
+        {"actor_rollout_ref": {"rollout": {"prompt_length": 4096, "response_length": 256}}, "data": {}}
+    )
+    return hydra.utils.instantiate(
+        config=_agent_loop_registry[adapter.AGENT_NAME],
+        trainer_config=DictConfigWrap(config=config),
+        server_manager=server_manager,
+        tokenizer=tokenizer,
+        processor=None,
+        hf_model_type="llama",
+        dataset_cls=RLHFDataset,
+        data_config=DictConfigWrap(config.data),
+        tools=ToolListWrap([]),
+    )
+
+
+@pytest.mark.stage_adapters
+def test_registered_loop_plays_episodes_and_returns_agent_loop_output(smol, monkeypatch) -> None:
+    from desktop_gym.train.adapters.verl import verl_rows
+
+    tokenizer, model = smol
+    monkeypatch.setenv(SOURCE_VARIABLE, SOURCE.to_json())
+    server = StandInVerlServerManager(StandInGenerator(model, tokenizer), response_length=16)
+    rows = verl_rows([TASK_ID], seeds=[0, 1])
+    sampling = {"temperature": 1.0, "top_p": 1.0, "logprobs": True}
+
+    async def run_both():
+        # verl builds one loop per sample inside its running event loop (the loop keeps a handle on it).
+        loops = [make_loop(tokenizer, server) for _ in rows]
+        runs = (loop.run(dict(sampling), raw_prompt=row["prompt"], **row) for loop, row in zip(loops, rows))
+        return await asyncio.gather(*runs)
+
+    outputs = asyncio.run(run_both())
+    assert len(server.request_ids) >= 2
+    for output in outputs:
+        assert len(output.response_ids) == len(output.response_mask) == len(output.response_logprobs)
+        assert output.reward_score in (0.0, 1.0)
+        assert output.num_turns >= 3
+        spans = output.extra_fields["step_token_spans"]
+        assert 1 <= len(spans) <= 3 and output.extra_fields["turn_scores"][-1] == output.reward_score
+        for start, end in spans:  # model tokens carry mask 1; observation tokens between them carry 0
+            assert all(output.response_mask[start:end])
+        if len(spans) > 1:
+            assert 0 in output.response_mask[spans[0][1] : spans[1][0]]
+        tensors = output.as_dict()  # verl's own conversion into the batch fields
+        assert tensors["rm_scores"][-1].item() == output.reward_score
