@@ -8,6 +8,7 @@ EnvLostError, the other node's envs go on, and a new env works within a bounded 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import time
@@ -15,6 +16,7 @@ import time
 import pytest
 
 from desktop_gym.errors import EnvLostError
+from desktop_gym.serve.client import RemoteEnv
 from desktop_gym.serve.cluster import EnvCluster, marked_processes
 
 pytestmark = pytest.mark.stage_serve
@@ -87,3 +89,22 @@ async def _scenario(cluster: EnvCluster, infos: list[dict]) -> None:
     assert not old_desktop_pids & set(marked_processes(victim["key"])), "the dead server's desktops still run"
     assert replacement.startswith(restarted["server_id"])
     await pool.aclose()
+
+
+def test_cluster_up_status_down_commands(ray_nodes, capsys):
+    from desktop_gym.cli import main
+
+    assert main(["cluster", "up", "--num-envs", "2", "--envs-per-node", "1", "--backend", "loadtest"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(report["servers"]) == 2 and report["token"]
+    attached = EnvCluster.attach()
+    env = RemoteEnv(TASK, *attached.servers[0], observation=["instruction"])
+    env.reset(seed=0)
+    assert main(["cluster", "status"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert sorted(line["envs"] for line in lines) == [0, 1]
+    env.close()
+    assert main(["cluster", "down"]) == 0
+    assert "stopped 2 env servers" in capsys.readouterr().out
+    with pytest.raises(LookupError, match="cluster up"):
+        EnvCluster.attach()
