@@ -11,18 +11,35 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_docx_has_paragraph, verify_docx_paragraph_style, verify_docx_tables
+from ...verifiers import (
+    all_of,
+    verify_docx_has_paragraph,
+    verify_docx_paragraph_style,
+    verify_docx_tables,
+    verify_pptx_slide_titles,
+    verify_pptx_text,
+)
 from ...verifiers.result import VerifierResult
 from ..artifacts import xlsx_bytes
 from ..base import Policy, TaskContext
 from ..registry import register_task
 from .multi_office import DEPARTMENTS, OfficeTransferTask, in_new_document
+from .multi_slides import TOPICS, outline_docx_bytes
 from .os_base import distinct_words
 
 HEADER = ["Department", "Budget", "Spent"]
 
 
-class OverspendMemo(OfficeTransferTask):
+class WorkflowTransfer(OfficeTransferTask):
+    """A two-app workflow task: the inputs are written and the source app opened; ``~/Documents`` exists."""
+
+    def setup(self, ctx: TaskContext) -> None:
+        for path, data in self.input_files(ctx.params).items():
+            ctx.client.put_file(path, data)
+        ctx.client.launch_app(*self.source(ctx.params))
+
+
+class OverspendMemo(WorkflowTransfer):
     """From a budget sheet, a memo listing only the departments over budget and the total overspend."""
 
     id = "workflow.overspend_memo"
@@ -64,12 +81,6 @@ class OverspendMemo(OfficeTransferTask):
     def source(self, params: Mapping[str, Any]) -> tuple[str, str]:
         return "calc", params["xlsx"]
 
-    def setup(self, ctx: TaskContext) -> None:
-        # The session home has ~/Documents (the standard desktop folders), so nothing to create.
-        for path, data in self.input_files(ctx.params).items():
-            ctx.client.put_file(path, data)
-        ctx.client.launch_app(*self.source(ctx.params))
-
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
         over = self.over_budget(p)
@@ -105,7 +116,62 @@ class OverspendMemo(OfficeTransferTask):
         return {**params, "rows": rows}
 
 
-WORKFLOW_OFFICE_FAMILIES = (OverspendMemo,)
+class OutlineToDeck(WorkflowTransfer):
+    """A Writer outline -> an Impress deck: a title slide, then one slide per heading with its note as body."""
+
+    id = "workflow.outline_to_deck"
+    instruction_template = (
+        "The outline {docx} is open in LibreOffice Writer. Turn it into a new LibreOffice Impress presentation: "
+        'slide 1 titled with the outline\'s first line ("{title}"), then one slide per Heading 1 heading in '
+        "the same order, each titled with the heading and with the sentence below that heading as its body "
+        "text. Save it as {pptx} (PowerPoint 2007-365 format)."
+    )
+    apps = ("writer", "impress")
+    tags = ("workflow", "multi", "writer", "impress")
+    max_steps = 30
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        stem = distinct_words(rng, 1)[0]
+        headings = [str(t) for t in rng.choice(TOPICS, size=int(rng.integers(2, 4)), replace=False)]
+        notes = [f"{heading} is owned by team {distinct_words(rng, 1)[0]}." for heading in headings]
+        return {
+            "docx": f"~/Documents/{stem}_outline.docx",
+            "pptx": f"~/Documents/{stem}_deck.pptx",
+            "title": f"{stem.title()} quarterly review",
+            "headings": headings,
+            "notes": notes,
+        }
+
+    def input_files(self, params: Mapping[str, Any]) -> dict[str, bytes]:
+        sections = list(zip(params["headings"], params["notes"], strict=True))
+        return {params["docx"]: outline_docx_bytes(params["title"], sections)}
+
+    def source(self, params: Mapping[str, Any]) -> tuple[str, str]:
+        return "writer", params["docx"]
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        data = ctx.read_file(p["pptx"])
+        checks = {"titles": verify_pptx_slide_titles(data, [p["title"], *p["headings"]])}
+        for number, note in enumerate(p["notes"], start=2):
+            checks[f"slide {number} body"] = verify_pptx_text(data, note, slide=number, match="shape")
+        return all_of(checks)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        calls = [f"ImpressTools.set_title(slide=1, title={params['title']!r})"]
+        for number, (heading, note) in enumerate(zip(params["headings"], params["notes"], strict=True), start=2):
+            calls.append(f"ImpressTools.add_slide(layout='title_content', title={heading!r})")
+            calls.append(f"ImpressTools.set_placeholder_text(slide={number}, placeholder='body', text={note!r})")
+        calls.append(f"ImpressTools.save(path={params['pptx']!r}, file_format='pptx')")
+        return in_new_document("impress", calls)
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        notes = list(params["notes"])
+        notes[int(rng.integers(len(notes)))] += " Draft."
+        return {**params, "notes": notes}
+
+
+WORKFLOW_OFFICE_FAMILIES = (OverspendMemo, OutlineToDeck)
 
 for _family in WORKFLOW_OFFICE_FAMILIES:
     register_task(_family.id, _family)
