@@ -15,6 +15,7 @@ from .cli_llm import add_llm_commands
 from .cli_serve import add_serve_commands
 from .cli_tasks import add_tasks_commands
 from .cli_train import add_train_commands
+from .cli_view import add_view_commands
 
 DEFAULT_TASK = "starter.calc_fill_totals"
 
@@ -140,6 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_apigen_commands(sub)  # apigen
     add_serve_commands(sub)  # serve, cluster up|status|down
     add_train_commands(sub)  # train --config FILE | --demo | --bc DIR
+    add_view_commands(sub)  # view DIR (trajectory viewer, training charts)
     doctor = sub.add_parser("doctor", help="check system dependencies")
     doctor.set_defaults(handler=cmd_doctor)
     image = sub.add_parser("image", help="desktop images for the container backend")

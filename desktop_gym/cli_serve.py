@@ -13,9 +13,6 @@ TOKEN_ENV = "DESKTOP_GYM_TOKEN"
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run an env server until SIGTERM/SIGINT; print one JSON line with its address and token."""
-    if args.dashboard is not None:
-        print("desktop-gym serve --dashboard: the web dashboard is not available yet", file=sys.stderr)
-        return 2
     from .serve.server import EnvServer
 
     address = f"unix:{os.path.abspath(args.unix)}" if args.unix else args.address
@@ -36,8 +33,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.token_file:
         with open(os.open(args.token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
             handle.write(server.token)
-    print(json.dumps({"address": server.address, "token": server.token, "server_id": server.server_id}), flush=True)
-    server.serve_forever()
+    announce = {"address": server.address, "token": server.token, "server_id": server.server_id}
+    web = None
+    if args.dashboard is not None:
+        from .web import LocalServerSource, create_app
+        from .web.runner import WebServer
+
+        app = create_app(source=LocalServerSource(server), root=args.runs, token=server.token or None)
+        web = WebServer(app, host=args.dashboard_host, port=args.dashboard).start()
+        announce["dashboard"] = f"{web.url}/dashboard"
+    print(json.dumps(announce), flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        if web is not None:
+            web.stop()
     return 0
 
 
@@ -103,7 +113,9 @@ def add_serve_commands(subparsers: Any) -> None:
     serve.add_argument("--warm", type=int, default=1, help="desktops kept pre-started")
     serve.add_argument("--lease-ttl", type=float, default=60.0, help="seconds an env lives without a call")
     serve.add_argument("--min-free-memory-mb", type=float, default=1024.0)
-    serve.add_argument("--dashboard", type=int, default=None, metavar="PORT", help="web dashboard (not available yet)")
+    serve.add_argument("--dashboard", type=int, default=None, metavar="PORT", help="live web dashboard on PORT")
+    serve.add_argument("--dashboard-host", default="127.0.0.1", help="the dashboard's bind address")
+    serve.add_argument("--runs", default=None, help="a trajectory folder the dashboard's viewer also shows")
     serve.set_defaults(handler=cmd_serve)
 
     cluster = subparsers.add_parser("cluster", help="env servers on a Ray cluster (one per desktop node)")
