@@ -133,11 +133,10 @@ def method_source(text: str, name: str) -> str:
         ReplyFormatError: no parsable block defines ``name`` with ``self`` first and a docstring.
     """
     for block in [*code_blocks(text, "python"), text]:
-        source = _dedent_def(block)
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
+        parsed = _parse_salvaging(_dedent_def(block))
+        if parsed is None:
             continue
+        tree, source = parsed
         imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
@@ -152,6 +151,22 @@ def method_source(text: str, name: str) -> str:
                 node.body[1:1] = imports  # module-level imports of the reply go after the docstring
                 return ast.unparse(node)
     raise ReplyFormatError(f"the reply has no Python code defining {name}(self, ...)")
+
+
+MAX_SALVAGED_LINES = 400
+
+
+def _parse_salvaging(source: str) -> tuple[ast.Module, str] | None:
+    """Parse ``source``; if it does not parse (a reply cut at the token limit), the longest
+    parsable prefix of whole lines, or None."""
+    lines = source.splitlines()[:MAX_SALVAGED_LINES]
+    for end in range(len(lines), 0, -1):
+        prefix = "\n".join(lines[:end])
+        try:
+            return ast.parse(prefix), prefix
+        except (SyntaxError, ValueError):
+            continue
+    return None
 
 
 def _dedent_def(block: str) -> str:
@@ -171,11 +186,10 @@ def parse_test_functions(text: str) -> tuple[str, list[str]]:
         ReplyFormatError: no parsable block defines a ``test_`` function.
     """
     for block in [*code_blocks(text, "python"), text]:
-        source = _dedent_def(block)
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
+        parsed = _parse_salvaging(_dedent_def(block))
+        if parsed is None:
             continue
+        tree, source = parsed
         names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
         if names:
             return source.strip("\n"), names

@@ -119,3 +119,12 @@ def test_parse_reply_attaches_the_reply_to_the_error():
     with pytest.raises(ReplyFormatError) as caught:
         parse_reply(parse_test_functions, "Sure! Here are tests: none")
     assert caught.value.reply == "Sure! Here are tests: none"
+
+
+def test_a_reply_cut_at_the_token_limit_keeps_its_complete_functions():
+    cut = "```python\ndef test_one(editor):\n    assert editor.save()\n\n\n"
+    cut += "def test_two(editor):\n    editor.document.set_text("
+    source, names = parse_test_functions(cut)
+    assert names == ["test_one"] and "test_two" not in source
+    method = method_source("```python\n" + METHOD + "    if text ==", "shout")
+    assert method.endswith("return text.upper()")
