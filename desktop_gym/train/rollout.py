@@ -147,12 +147,13 @@ class RolloutCollector:
         order: dict[int, int] = {}  # id(slot) -> episode index
         with tqdm(total=len(episodes), desc=desc, disable=not progress, leave=False) as bar:
             while pending or any(slot.spec is not None for slot in slots):
-                idle = [slot for slot in slots if slot.spec is None and pending]
                 starts = []
-                for slot in idle:
-                    index, spec = pending.pop(0)
-                    order[id(slot)] = index
-                    starts.append((slot, spec))
+                for slot in slots:
+                    if slot.spec is None and pending:
+                        index, spec = pending.pop(0)
+                        order[id(slot)] = index
+                        slot.spec = spec  # taken now, so the next slot gets the next episode
+                        starts.append((slot, spec))
                 env_started = time.perf_counter()
                 for slot, finished in zip(
                     [s for s, _ in starts], self._threads.map(lambda pair: self._start(*pair), starts), strict=True
