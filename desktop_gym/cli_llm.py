@@ -22,9 +22,10 @@ def add_llm_commands(subparsers: Any) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Load the model and serve it until interrupted."""
-    from .llm.model import DEFAULT_MODEL_NAME, load_default_model, load_model
+    from .llm.model import DEFAULT_MODEL_NAME, configure_inference_threads, load_default_model, load_model
     from .llm.server import serve
 
+    configure_inference_threads()
     tokenizer, model = load_default_model() if args.model == "default" else load_model(args.model)
     name = args.served_name or (DEFAULT_MODEL_NAME if args.model == "default" else args.model)
     print(f"[llm] serving {name} at http://{args.host}:{args.port}/v1", flush=True)

@@ -100,12 +100,13 @@ register_agent("random")(lambda argument, options: RandomAgent(seed=int(argument
 
 @register_agent("hf")
 def _hf_agent(argument: str, options: AgentOptions) -> Agent:
-    from ..llm.model import load_model, shared_default_model
+    from ..llm.model import configure_inference_threads, load_model, shared_default_model
     from ..llm.policy import LocalModelPolicy
     from .llm import LlmAgent
 
     if not argument:
         raise UnknownAgentError("hf: name a model folder or hub name, e.g. hf:default or hf:/path/to/model")
+    configure_inference_threads()
     tokenizer, model = shared_default_model() if argument == "default" else _shared_model(argument, load_model)
     return LlmAgent(LocalModelPolicy(model, tokenizer, options.sampling()), f"hf:{argument}", options.prompt_config())
 
