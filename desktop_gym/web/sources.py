@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 MAX_SERVERS = 1024  # a dashboard watches at most this many servers
+MAX_CACHED_THUMBNAILS = 256  # (env, width) pairs; each holds one frame
 
 
 class StatusSource(Protocol):
@@ -29,13 +30,24 @@ class LocalServerSource:
 
     def __init__(self, server: Any) -> None:
         self.server = server
+        self._thumbnails: dict[tuple[str, int], tuple[Any, bytes]] = {}  # encoded once per screenshot
 
     def status(self) -> list[dict[str, Any]]:
         return [self.server.status()]
 
     def thumbnail(self, server: int, env_id: str, max_width: int) -> bytes:
         _check_index(server, 1)
-        return self.server.thumbnail(env_id, max_width)[0]
+        shot = getattr(self.server.session(env_id), "last_screenshot", None)
+        key = (env_id, max_width)
+        cached = self._thumbnails.get(key)
+        if shot is not None and cached is not None and cached[0] is shot:
+            return cached[1]
+        data = self.server.thumbnail(env_id, max_width)[0]
+        if shot is not None:
+            if len(self._thumbnails) >= MAX_CACHED_THUMBNAILS:
+                self._thumbnails.clear()
+            self._thumbnails[key] = (shot, data)  # holds the frame, so identity cannot be reused
+        return data
 
     def close_env(self, server: int, env_id: str) -> None:
         _check_index(server, 1)
