@@ -254,10 +254,13 @@ def file_attacks(
     yield "empty file", home_with(lambda path: b"")
     source = {path: _same_kind_input(inputs, path) for path in targets}
     if any(data is not None for data in source.values()):
-        yield "content deleted", home_with(lambda path: _forge(source[path], [], clear=True) if source[path] else None)
+        yield (
+            "content deleted",
+            home_with(lambda path: _forge(source[path], [], clear=True) if source[path] is not None else None),
+        )
         yield (
             "parameter strings typed into empty cells / appended",
-            home_with(lambda path: _forge(source[path], strings, clear=False) if source[path] else None),
+            home_with(lambda path: _forge(source[path], strings, clear=False) if source[path] is not None else None),
         )
 
 

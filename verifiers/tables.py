@@ -327,7 +327,7 @@ def verify_csv_rows(
         numeric_text: let any text that reads as a number equal it (``'1,000'``, ``'3.0'``); off, an
             expected number must be written plainly (``3``, ``-12.5``).
     """
-    rows = csv_rows(require(data, "csv file"), delimiter)
+    rows = csv_rows(require(data, "csv"), delimiter)
     options = TableOptions(
         ignore_case=ignore_case,
         tolerance=tolerance,

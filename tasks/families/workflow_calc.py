@@ -11,6 +11,7 @@ import numpy as np
 
 from ...verifiers import (
     all_of,
+    verify_csv_rows,
     verify_sheet_table,
     verify_xlsx_charts,
     verify_xlsx_font,
@@ -19,7 +20,7 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
 from ..registry import register_task
-from .calc_base import ITEMS, REGIONS, SAVE, CalcFamily, Rows, api, draw
+from .calc_base import ITEMS, PEOPLE, REGIONS, SAVE, CalcFamily, Rows, api, draw, ints
 
 HEADER = ("Item", "Units", "Region")
 
@@ -93,7 +94,64 @@ class SalesReport(CalcFamily):
         return {**params, "title": params["title"].replace("Units sold", "Units shipped")}
 
 
-WORKFLOW_CALC_FAMILIES = (SalesReport,)
+NOTES = ("on leave", "new", "part time", "lead", "remote", "")
+
+
+class FilterSortExport(CalcFamily):
+    """Drop a column, drop one region's rows, sort by name and export the rest as CSV."""
+
+    id = "workflow.filter_sort_export"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Prepare the roster for payroll: delete the Notes "
+        "column, delete every row whose Region is {region}, sort the remaining rows by Name from A to Z (header "
+        "stays in row 1), and save the sheet as a comma-separated CSV file {target} (header row included)."
+    )
+    tags = ("workflow", "calc", "export")
+    file_name = "payroll_roster.xlsx"
+    max_steps = 40
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        count = int(rng.integers(5, 9))
+        region = str(rng.choice(REGIONS))
+        regions = [str(rng.choice(REGIONS)) for _ in range(count)]
+        regions[int(rng.integers(count))] = region  # at least one row to delete
+        keep = int(rng.integers(count))
+        regions[keep] = next(r for r in REGIONS if r != region)  # and at least one to keep
+        rows = [
+            [name, home, str(rng.choice(NOTES)), hours]
+            for name, home, hours in zip(draw(rng, PEOPLE, count), regions, ints(rng, 4, 40, count), strict=True)
+        ]
+        stem = f"payroll_{int(rng.integers(1, 99)):02d}"
+        return {"rows": rows, "region": region, "target": f"~/Documents/{stem}.csv"}
+
+    def sheets(self, params: Mapping[str, Any]) -> dict[str, Rows]:
+        return {"Roster": [("Name", "Region", "Notes", "Hours"), *params["rows"]]}
+
+    @staticmethod
+    def expected(params: Mapping[str, Any]) -> list[list[Any]]:
+        kept = [[name, region, hours] for name, region, _, hours in params["rows"] if region != params["region"]]
+        return sorted(kept, key=lambda row: str(row[0]).casefold())
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        data = ctx.read_file(ctx.params["target"])
+        return verify_csv_rows(data, self.expected(ctx.params), header=["Name", "Region", "Hours"])
+
+    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
+        doomed = [index + 2 for index, row in enumerate(params["rows"]) if row[1] == params["region"]]
+        remaining = len(params["rows"]) - len(doomed) + 1
+        return [
+            api("delete_columns", column="C"),
+            *(api("delete_rows", row=row) for row in reversed(doomed)),  # bottom up: row numbers stay valid
+            api("sort_range", cell_range=f"A1:C{remaining}", column="A", ascending=True),
+            api("save", path=params["target"]),
+        ]
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        others = [r for r in REGIONS if r != params["region"] and any(row[1] == r for row in params["rows"])]
+        return {**params, "region": others[0] if others else next(r for r in REGIONS if r != params["region"])}
+
+
+WORKFLOW_CALC_FAMILIES = (SalesReport, FilterSortExport)
 
 for _family in WORKFLOW_CALC_FAMILIES:
     register_task(_family.id, _family)
