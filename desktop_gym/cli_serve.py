@@ -86,6 +86,25 @@ def cmd_cluster_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cluster_dashboard(args: argparse.Namespace) -> int:
+    """Serve the web dashboard of every env server of the cluster (the cluster view) until interrupted."""
+    import uvicorn
+
+    from .serve.cluster import EnvCluster
+    from .web import RemoteServersSource, create_app
+
+    try:
+        cluster = EnvCluster.attach(args.ray_address)
+    except LookupError as error:
+        print(error, file=sys.stderr)
+        return 1
+    addresses = [address for address, _ in cluster.servers]
+    app = create_app(source=RemoteServersSource(addresses, cluster.token), token=cluster.token)
+    print(f"cluster dashboard for {len(addresses)} env servers: http://{args.host}:{args.port}/dashboard", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def cmd_cluster_down(args: argparse.Namespace) -> int:
     """Drain and remove the detached env servers."""
     from .serve.cluster import EnvCluster
@@ -128,7 +147,11 @@ def add_serve_commands(subparsers: Any) -> None:
     up.set_defaults(handler=cmd_cluster_up)
     status = cluster_sub.add_parser("status", help="per server: address, envs, pool, counters")
     status.set_defaults(handler=cmd_cluster_status)
+    dashboard = cluster_sub.add_parser("dashboard", help="the web dashboard of every env server of the cluster")
+    dashboard.add_argument("--port", type=int, default=8080)
+    dashboard.add_argument("--host", default="127.0.0.1")
+    dashboard.set_defaults(handler=cmd_cluster_dashboard)
     down = cluster_sub.add_parser("down", help="drain and remove the env servers")
     down.set_defaults(handler=cmd_cluster_down)
-    for command in (up, status, down):
+    for command in (up, status, dashboard, down):
         command.add_argument("--ray-address", default="auto", help="Ray cluster address (default: auto)")

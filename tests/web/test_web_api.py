@@ -120,3 +120,23 @@ def test_dashboard_status_and_the_token_rule(loadtest_server: EnvServer) -> None
     assert client.get("/api/status").json()[0]["envs"] == []
     assert client.get("/api/thumb/0/nope").status_code == 404
     assert client.get("/api/thumb/0/x?w=100000").status_code == 400
+
+
+def test_cluster_view_reads_several_servers_over_grpc() -> None:
+    """The cluster dashboard's source talks to each server over gRPC; a dead one shows as an error row."""
+    from desktop_gym.web import RemoteServersSource
+
+    servers = [EnvServer(backend="loadtest", max_envs=1, warm=1, lease_ttl=30.0, token="t0k").start() for _ in range(2)]
+    try:
+        env_id = servers[1].create_env("starter.calc_fill_totals", {}).env_id
+        source = RemoteServersSource([s.address for s in servers] + ["127.0.0.1:1"], "t0k")
+        client = TestClient(create_app(source=source, token="t0k"))
+        status = client.get("/api/status").json()
+        assert [len(row["envs"]) for row in status] == [0, 1, 0]
+        assert status[1]["envs"][0]["env_id"] == env_id and "error" in status[2]
+        assert client.get(f"/api/thumb/1/{env_id}").status_code in (200, 204)
+        closed = client.post(f"/api/envs/1/{env_id}/close", headers={"Authorization": "Bearer t0k"})
+        assert closed.status_code == 200 and servers[1].list_envs() == []
+    finally:
+        for server in servers:
+            server.drain(grace=5)

@@ -79,16 +79,15 @@ def test_dashboard_shows_live_envs_whose_thumbnails_follow_the_desktop(browser: 
                 assert page.locator("#counters [data-name='Steps'] b").inner_text() == "1"
                 card.click()
                 page.locator("#focus-img").wait_for(timeout=10_000)
-                _wait(lambda: page.locator("#focus-img").evaluate("img => img.naturalWidth") > 320, 20, "the large view")
+                large = page.locator("#focus-img")
+                _wait(lambda: large.evaluate("img => img.naturalWidth") > 320, 20, "the large view")
                 page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
                 page.close()
         finally:
             env.close()
 
 
-def test_viewer_steps_through_a_recorded_trajectory_to_its_verdict(
-    browser: Any, shots: Path, tmp_path: Path
-) -> None:
+def test_viewer_steps_through_a_recorded_trajectory_to_its_verdict(browser: Any, shots: Path, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     assert desktop_gym_main(["run", "--task", TASK, "--agent", "oracle", "--out", str(runs)]) == 0
     with WebServer(create_app(root=runs)) as web:
@@ -122,9 +121,20 @@ def test_training_page_draws_charts_with_phase_changes(browser: Any, shots: Path
     for iteration in range(1, 13):
         phase = "sft" if iteration in (7, 8) else "rl"
         entropy = 1.0 - 0.08 * iteration if phase == "rl" else 0.9
-        rows.append({"kind": "iteration", "iteration": iteration, "phase": phase, "success": 0.1 + 0.05 * iteration,
-                     "reward": 0.05 * iteration, "entropy": entropy, "kl": 0.01 * iteration, "loss": 0.5 / iteration,
-                     "steps_per_s": 3.0, "time": 10.0 * iteration})
+        rows.append(
+            {
+                "kind": "iteration",
+                "iteration": iteration,
+                "phase": phase,
+                "success": 0.1 + 0.05 * iteration,
+                "reward": 0.05 * iteration,
+                "entropy": entropy,
+                "kl": 0.01 * iteration,
+                "loss": 0.5 / iteration,
+                "steps_per_s": 3.0,
+                "time": 10.0 * iteration,
+            }
+        )
     rows.insert(6, {"kind": "phase", "iteration": 7, "phase": "sft", "reason": "entropy fell 40%, success plateaued"})
     rows.insert(9, {"kind": "phase", "iteration": 9, "phase": "rl", "reason": "SFT done, reference reset"})
     (run / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
