@@ -28,8 +28,9 @@ Training metrics (``metrics.jsonl`` beside a run's checkpoints, one JSON object 
 "kl", "loss", "steps_per_s", "tokens_per_s", "time" (s since the run started), "policy_lag",
 "episodes", "samples", "well_formed", "groups", "groups_with_signal"}`` per iteration (``kl`` and
 ``loss`` are null when no sample carried signal, ``success`` is null for SFT iterations), and
-``{"kind": "phase", "iteration", "phase" (the new one), "reason", "time"}`` at each phase change; ``{"kind": "eval", "label", "success", "ci_low",
-"ci_high", "episodes", "time"}`` for held-out evaluations.
+``{"kind": "phase", "iteration", "phase" (the new one), "reason", "time"}`` at each phase change;
+``{"kind": "eval", "label", "success", "ci_low", "ci_high", "episodes", "successes", "time"}`` for
+held-out evaluations.
 """
 
 from __future__ import annotations
