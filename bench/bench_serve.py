@@ -80,6 +80,37 @@ def bench_overhead(table: list, steps: int) -> None:
         local.close()
 
 
+def bench_transport(table: list, steps: int) -> None:
+    """The server + gRPC cost alone: the load-test stand-in in process vs through a server (unix socket)."""
+    from desktop_gym.serve.loadtest import LoadTestBackend, LoadTestEnv
+
+    options = {"max_steps": 10_000, "observation": ["instruction", "screenshot", "last_action_error"]}
+    backend = LoadTestBackend(width=1280, height=720)
+    local = LoadTestEnv(TASK, backend=backend, **options)
+    socket = f"unix:/tmp/desktop-gym-bench-{os.getpid()}.sock"
+    with EnvServer(socket, backend="loadtest", backend_kwargs={"width": 1280, "height": 720}, max_envs=2) as server:
+        samples: dict[str, list[float]] = {"in-process": [], "raw": [], "jpeg": []}
+        remotes = {
+            fmt: RemoteEnv(TASK, server.address, server.token, screenshot_format=fmt, **options)
+            for fmt in ("raw", "jpeg")
+        }
+        for _ in range(3):
+            samples["in-process"] += step_times(local, steps * 3)
+            for fmt, remote in remotes.items():
+                samples[fmt] += step_times(remote, steps * 3)
+        base = percentile(samples["in-process"], 50)
+        for fmt, remote in remotes.items():
+            p50 = percentile(samples[fmt], 50)
+            row(
+                table,
+                f"server + gRPC added per step ({fmt}, 1280x720)",
+                ms(p50 - base),
+                "load-test stand-in, unix socket",
+            )
+            remote.close()
+    local.close()
+
+
 def bench_create_and_reset(table: list, server: EnvServer, local: DesktopEnv, count: int) -> None:
     connection = EnvConnection(server.address, server.token)
     from desktop_gym.serve.protos import env_pb2 as pb
@@ -219,6 +250,7 @@ def main() -> int:
     table: list = []
     if "overhead" not in skip:
         bench_overhead(table, args.steps)
+        bench_transport(table, args.steps)
     if "scaling" not in skip:
         bench_scaling(table, [int(n) for n in args.scale.split(",")], max(5, args.steps // 4))
     if "loadtest" not in skip:
