@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (each registers its suite)
     os,
     train_demo,
     workflow_calc,
+    workflow_impress,
     workflow_office,
     workflow_writer,
     writer,
