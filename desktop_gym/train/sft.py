@@ -52,7 +52,7 @@ def sft_updates(
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
         optimizer.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return float(np.mean(losses))
 
 

@@ -81,3 +81,27 @@ def test_behavior_cloning_on_a_recorded_oracle_episode(tmp_path: Path, capsys: p
     assert main(["train", "--bc", str(runs), "--bc-steps", "2", "--output", str(tmp_path / "bc")]) == 0
     assert "[bc] 2 steps from 1 successful trajectories" in capsys.readouterr().out
     assert (tmp_path / "bc" / "bc-model" / "model.safetensors").stat().st_size > 1_000_000
+
+
+def test_asynchronous_lora_run_checkpoints_and_resumes(tmp_path: Path) -> None:
+    from desktop_gym.train.trainer import Trainer
+
+    base = demo_config(str(tmp_path / "async"))
+    config = dataclasses.replace(
+        base,
+        env=EnvSection(task_ids=("demo.enter_number",), envs=2, max_steps=1),
+        model=dataclasses.replace(base.model, lora_rank=4),
+        rl=dataclasses.replace(base.rl, iterations=2, tasks_per_iteration=1, group_size=2, asynchronous=True),
+        entropulse=EntropulseConfig(enabled=False, window=1, min_rl_iterations=2),
+    )
+    trainer = Trainer(config, progress=False)
+    try:
+        trainer.run(evaluate=False)
+        rows = [row for row in read_metrics(tmp_path / "async" / "metrics.jsonl") if row["kind"] == "iteration"]
+        assert [row["iteration"] for row in rows] == [1, 2]
+        assert rows[1]["policy_lag"] <= config.rl.max_policy_lag  # the second batch sampled during the first update
+        assert (tmp_path / "async" / "checkpoint" / "adapter_model.safetensors").exists()
+        trainer.resume()
+        assert trainer.iteration == 2
+    finally:
+        trainer.close()
