@@ -1,4 +1,4 @@
-"""verl's agent-loop machinery runs the ``desktop_gym`` loop against real desktops.
+"""verl's agent-loop machinery (registry + hydra, as its worker builds loops) runs ``desktop_gym`` on real desktops.
 
 verl generates through vLLM/SGLang servers, which need a GPU: the loop talks to
 ``StandInVerlServerManager`` instead, a transformers-backed stand-in serving the same ``generate`` call.
@@ -16,34 +16,9 @@ from desktop_gym.train.adapters.standins import StandInGenerator, StandInVerlSer
 from .conftest import SOURCE, TASK_ID
 
 
-def make_loop(tokenizer, server_manager):
-    """Build the loop the way verl's ``AgentLoopWorker._run_agent_loop`` does: registry + hydra."""
-    import hydra
-    from omegaconf import OmegaConf
-    from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap, _agent_loop_registry
-    from verl.utils.dataset.rl_dataset import RLHFDataset
-
-    import desktop_gym.train.adapters.verl as adapter
-
-    config = OmegaConf.create(
-        {"actor_rollout_ref": {"rollout": {"prompt_length": 4096, "response_length": 256}}, "data": {}}
-    )
-    return hydra.utils.instantiate(
-        config=_agent_loop_registry[adapter.AGENT_NAME],
-        trainer_config=DictConfigWrap(config=config),
-        server_manager=server_manager,
-        tokenizer=tokenizer,
-        processor=None,
-        hf_model_type="llama",
-        dataset_cls=RLHFDataset,
-        data_config=DictConfigWrap(config.data),
-        tools=ToolListWrap([]),
-    )
-
-
 @pytest.mark.stage_adapters
 def test_registered_loop_plays_episodes_and_returns_agent_loop_output(smol, monkeypatch) -> None:
-    from desktop_gym.train.adapters.verl import verl_rows
+    from desktop_gym.train.adapters.verl import local_agent_loop, verl_rows
 
     tokenizer, model = smol
     monkeypatch.setenv(SOURCE_VARIABLE, SOURCE.to_json())
@@ -53,8 +28,9 @@ def test_registered_loop_plays_episodes_and_returns_agent_loop_output(smol, monk
 
     async def run_both():
         # verl builds one loop per sample inside its running event loop (the loop keeps a handle on it).
-        loops = [make_loop(tokenizer, server) for _ in rows]
-        runs = (loop.run(dict(sampling), raw_prompt=row["prompt"], **row) for loop, row in zip(loops, rows))
+        loops = [local_agent_loop(server, tokenizer, response_length=256) for _ in rows]
+        pairs = zip(loops, rows, strict=True)
+        runs = (loop.run(dict(sampling), raw_prompt=row["prompt"], **row) for loop, row in pairs)
         return await asyncio.gather(*runs)
 
     outputs = asyncio.run(run_both())

@@ -65,6 +65,45 @@ def verl_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict
     ]
 
 
+def local_agent_loop(
+    server_manager: Any,
+    tokenizer: Any,
+    *,
+    prompt_length: int = 4096,
+    response_length: int = 512,
+    hf_model_type: str | None = "llama",
+) -> DesktopGymAgentLoop:
+    """The loop built as verl's ``AgentLoopWorker`` builds it (registry entry + hydra), for local runs.
+
+    Call it inside the running event loop (verl's loops keep a handle on it); one loop per sample.
+
+    Args:
+        server_manager: verl's server manager, or ``StandInVerlServerManager`` where vLLM cannot run.
+        tokenizer: the policy's tokenizer.
+        prompt_length: verl's ``rollout.prompt_length``.
+        response_length: verl's ``rollout.response_length`` (the whole multi-turn response).
+        hf_model_type: the model's ``config.model_type`` (picks verl's token builder; SmolLM2 is llama).
+    """
+    import hydra
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap, _agent_loop_registry
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    rollout = {"prompt_length": prompt_length, "response_length": response_length}
+    config = OmegaConf.create({"actor_rollout_ref": {"rollout": rollout}, "data": {}})
+    return hydra.utils.instantiate(
+        config=_agent_loop_registry[AGENT_NAME],
+        trainer_config=DictConfigWrap(config=config),
+        server_manager=server_manager,
+        tokenizer=tokenizer,
+        processor=None,
+        hf_model_type=hf_model_type,
+        dataset_cls=RLHFDataset,
+        data_config=DictConfigWrap(config.data),
+        tools=ToolListWrap([]),
+    )
+
+
 def task_of(fields: Mapping[str, Any]) -> tuple[str, int]:
     """``(task_id, seed)`` from a row's fields (``extra_info`` first, then top-level columns).
 
