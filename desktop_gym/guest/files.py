@@ -38,8 +38,18 @@ def get_file(path: str, home: str | Path) -> bytes:
     Raises:
         FileNotFoundError: naming the resolved path.
         IsADirectoryError: the path is a folder.
+        PermissionError: the path is in the home but resolves (through symlinks) out of it.
     """
     target = resolve_path(path, home)
     if not target.exists():
         raise FileNotFoundError(f"no such file in the guest: {target}")
+    real_home = os.path.realpath(home)
+    lexical = os.path.normpath(target)
+    inside = any(
+        lexical == root or lexical.startswith(root.rstrip("/") + "/") for root in (real_home, os.path.normpath(home))
+    )
+    if inside and os.path.commonpath([real_home, os.path.realpath(target)]) != real_home:
+        # A saved artifact that is a link out of the home would let an agent point the verifier at
+        # any file on the machine (or at a copy of the answer kept elsewhere).
+        raise PermissionError(f"{target} is a symlink out of the session home; it is not read")
     return target.read_bytes()
