@@ -18,3 +18,12 @@ def oracle_answers(prompt_text: str) -> list[str]:
         raise AssertionError(f"no calc.enter_value instruction in the prompt: {prompt_text[-300:]!r}")
     count, cell = found[-1]
     return [f'CalcTools.set_cell_value(cell="{cell}", value={count})', "CalcTools.save()", "DONE()"]
+
+
+def oracle_turn(tokenizer, prompt_ids: list[int]) -> list[int]:
+    """The token ids of the oracle's next answer (ending with ``<|im_end|>``) for a ChatML prompt."""
+    prompt = tokenizer.decode(prompt_ids)
+    answers = oracle_answers(prompt)
+    turn = prompt.count("<|im_start|>assistant") - 1
+    text = answers[min(turn, len(answers) - 1)]
+    return tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.convert_tokens_to_ids("<|im_end|>")]

@@ -19,7 +19,7 @@ from desktop_gym.train.adapters.standins import (
 )
 
 from .conftest import SOURCE, TASK_ID
-from .scripted import oracle_answers
+from .scripted import oracle_turn
 
 
 def load_agent_executor():
@@ -38,17 +38,10 @@ class ScriptedEngine:
 
     def __init__(self, tokenizer) -> None:
         self.tokenizer = tokenizer
-        self.turns: dict[str, int] = {}
 
     async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
-        prompt = self.tokenizer.decode(prompt_token_ids)
-        answers = oracle_answers(prompt)
-        turn = prompt.count("<|im_start|>assistant") - 1
-        text = answers[min(turn, len(answers) - 1)]
-        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"] + [
-            self.tokenizer.convert_tokens_to_ids("<|im_end|>")
-        ]
-        return StandInRequestOutput([StandInCompletionOutput(ids, text, "stop", None)])
+        ids = oracle_turn(self.tokenizer, prompt_token_ids)
+        return StandInRequestOutput([StandInCompletionOutput(ids, self.tokenizer.decode(ids[:-1]), "stop", None)])
 
 
 def test_rows_carry_task_and_seed_and_bad_labels_are_named() -> None:

@@ -14,6 +14,20 @@ from desktop_gym.train.adapters.episode import SOURCE_VARIABLE
 from desktop_gym.train.adapters.standins import StandInGenerator, StandInVerlServerManager
 
 from .conftest import SOURCE, TASK_ID
+from .scripted import oracle_turn
+
+
+class ScriptedServerManager:
+    """Answers each turn with the oracle's next action, in verl's ``TokenOutput`` shape."""
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+
+    async def generate(self, request_id, *, prompt_ids, sampling_params, **_options):
+        from verl.workers.rollout.replica import TokenOutput
+
+        ids = oracle_turn(self.tokenizer, prompt_ids)
+        return TokenOutput(token_ids=ids, log_probs=[0.0] * len(ids))
 
 
 @pytest.mark.stage_adapters
@@ -28,13 +42,18 @@ def test_registered_loop_plays_episodes_and_returns_agent_loop_output(smol, monk
 
     async def run_both():
         # verl builds one loop per sample inside its running event loop (the loop keeps a handle on it).
-        loops = [local_agent_loop(server, tokenizer, response_length=256) for _ in rows]
-        pairs = zip(loops, rows, strict=True)
-        runs = (loop.run(dict(sampling), raw_prompt=row["prompt"], **row) for loop, row in pairs)
-        return await asyncio.gather(*runs)
+        oracle = local_agent_loop(ScriptedServerManager(tokenizer), tokenizer, response_length=512)
+        sampled = local_agent_loop(server, tokenizer, response_length=256)
+        return await asyncio.gather(
+            oracle.run(dict(sampling), raw_prompt=rows[0]["prompt"], **rows[0]),
+            sampled.run(dict(sampling), raw_prompt=rows[1]["prompt"], **rows[1]),
+        )
 
     outputs = asyncio.run(run_both())
-    assert len(server.request_ids) >= 2
+    # The oracle's three answers end the episode with the verifier's full reward.
+    assert outputs[0].reward_score == 1.0 and outputs[0].extra_fields["success"]
+    assert len(outputs[0].extra_fields["step_token_spans"]) == 3
+    assert len(server.request_ids) >= 1 and len(set(server.request_ids)) == 1  # one sticky id per trajectory
     for output in outputs:
         assert len(output.response_ids) == len(output.response_mask) == len(output.response_logprobs)
         assert output.reward_score in (0.0, 1.0)
