@@ -110,7 +110,12 @@ class Backend(ABC):
         return ""
 
     def wait_for_guest(
-        self, address: str, token: str | None, timeout: float, why_dead: Callable[[], str | None]
+        self,
+        address: str,
+        token: str | None,
+        timeout: float,
+        why_dead: Callable[[], str | None],
+        ping_timeout: float = 0.5,
     ) -> None:
         """Poll the guest agent at ``address`` until it answers.
 
@@ -120,6 +125,7 @@ class Backend(ABC):
             timeout: the longest wait.
             why_dead: says why the desktop can no longer answer (an exited process, with its log),
                 or None while it may still come up.
+            ping_timeout: How long one ping may take (a VM under TCG answers slowly).
 
         Raises:
             BackendError: ``why_dead`` reported a reason.
@@ -127,11 +133,11 @@ class Backend(ABC):
         """
         from ..guest.client import GuestClient
 
-        client = GuestClient(address, token=token, timeout=1.0)
+        client = GuestClient(address, token=token, timeout=2 * ping_timeout)
 
         def answered() -> bool:
             try:
-                client.wait_ready(timeout=0.5)
+                client.wait_ready(timeout=ping_timeout)
                 return True
             except GuestUnavailableError:
                 reason = why_dead()

@@ -183,7 +183,7 @@ class QemuBackend(Backend):
         except QmpError as exc:
             raise BackendError(f"{exc}; qemu log: {self._tail('qemu.log')!r}") from None
         address = f"ipv4:127.0.0.1:{port}"
-        self.wait_for_guest(address, token, max(0.1, deadline - time.monotonic()), self._exit_reason)
+        self.wait_for_guest(address, token, max(0.1, deadline - time.monotonic()), self._exit_reason, ping_timeout=1.0)
         self.timings["boot_s"] = time.monotonic() - started
         return DesktopHandle(
             address=address,
@@ -262,7 +262,9 @@ class QemuBackend(Backend):
         if output.strip():
             raise BackendError(f"loadvm {name} failed: {output.strip()}")
         assert self._handle is not None and self._handle.token is not None
-        self.wait_for_guest(self._handle.address, self._handle.token, self.startup_timeout, self._exit_reason)
+        self.wait_for_guest(
+            self._handle.address, self._handle.token, self.startup_timeout, self._exit_reason, ping_timeout=1.0
+        )
         self._sync_clock()
         self.timings["restore_s"] = time.monotonic() - started
         return self._handle
