@@ -20,7 +20,8 @@ from desktop_gym.backends.local import processes_with_marker
 from desktop_gym.tasks import Task, register_task
 from desktop_gym.tasks.registry import list_tasks
 
-FAST_S = 0.1  # the worst refused action must come back within this
+FAST_S = 0.1  # the worst action refused on the host must come back within this
+GUEST_REFUSAL_S = 2.0  # ... and one the guest refused (a round trip)
 
 
 class ProbeTask(Task):
@@ -140,8 +141,13 @@ def test_property_step_never_raises_and_refusals_are_fast(env: DesktopEnv, actio
     observation, _reward, terminated, truncated, info = env.step(action)
     elapsed = time.perf_counter() - started
     assert not terminated and not truncated, info
-    if observation["last_action_error"]:
-        assert elapsed < FAST_S, (action, observation["last_action_error"], elapsed)
+    error = observation["last_action_error"]
+    if error:
+        # Refused on the host (parser, limits): no desktop round trip, so it must be fast. A call the
+        # guest refused (an API's argument check, "CallApi: ...") includes one round trip, which a
+        # loaded 2-core machine can stretch; it still must not hang.
+        bound = GUEST_REFUSAL_S if "CallApi:" in error else FAST_S
+        assert elapsed < bound, (action, error, elapsed)
 
 
 def test_a_task_app_killed_during_a_step_ends_the_episode_in_that_step(tmp_path: Path) -> None:
