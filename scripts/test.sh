@@ -47,7 +47,7 @@ done
 if wanted proofs; then
   started=$(date +%s)
   .venv/bin/desktop-gym tasks check
-  record proofs 1500 "$started" "$?"
+  record proofs 1800 "$started" "$?"
 fi
 echo
 echo "== stages (seconds used of budget)"
