@@ -12,16 +12,14 @@ from desktop_gym.guest.client import GuestClient
 from desktop_gym.polling import poll_until
 
 from .support.skip_policy import pytest_runtest_logreport, pytest_sessionfinish  # noqa: F401 - hooks
+from .support.uno_imports import keep_import_error_types
 
-# One test process imports both LibreOffice's uno (guest modules tested in process) and torch (the
-# model). uno replaces builtins.__import__ with a hook that turns a missing module in
-# `from x import *` into a plain ImportError, and torch.distributed catches only
-# ModuleNotFoundError there; so torch's distributed modules are loaded before any test imports uno.
-# (Outside tests the two never meet: uno lives in the guest process, torch in the trainer's.)
-try:
-    import torch.distributed.checkpoint  # noqa: F401
-except ImportError:  # the train extra is not installed: no torch to protect
-    pass
+# One test process imports LibreOffice's uno (guest modules tested in process) together with torch,
+# starlette and others. uno replaces builtins.__import__ with a hook that turns a missing module in
+# `from x import y` into a plain ImportError, and those libraries catch only ModuleNotFoundError
+# there (torch.distributed, starlette's optional a2wsgi). So uno is imported here once and its hook
+# wrapped to re-raise the original error type. (Outside tests uno lives only in the guest process.)
+keep_import_error_types()
 
 T = TypeVar("T")
 
