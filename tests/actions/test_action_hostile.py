@@ -6,6 +6,7 @@ property test then throws generated text, JSON and Python literals at the parser
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 
@@ -144,14 +145,21 @@ agent_texts = (
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(agent_texts)
 def test_property_only_parse_errors_and_fast(text: str) -> None:
-    started = time.perf_counter()
+    # The bound is on the parser's own cost: a garbage-collector pass over a test process that holds
+    # a model would otherwise land in the timed region now and then.
+    gc.disable()
     try:
-        actions = ACTIONS.parse(text)
-    except ActionParseError:
-        pass
-    else:
-        assert actions
-    assert time.perf_counter() - started < FAST_S
+        started = time.perf_counter()
+        try:
+            actions = ACTIONS.parse(text)
+        except ActionParseError:
+            pass
+        else:
+            assert actions
+        elapsed = time.perf_counter() - started
+    finally:
+        gc.enable()
+    assert elapsed < FAST_S, (text[:200], elapsed)
 
 
 @settings(max_examples=200, deadline=None)
