@@ -32,7 +32,8 @@ class ApiExposure:
     """The actions and app APIs offered under an action mode and an API scope.
 
     Args:
-        action_set: The GUI vocabulary (style and coordinates); its ``api_classes`` are kept.
+        action_set: The GUI vocabulary (style, coordinates, custom actions), kept as given; its
+            ``api_classes`` are parsed too.
         action_mode: ``"gui"``, ``"api"`` or ``"hybrid"``.
         api_scope: ``"focused"`` or ``"all"``.
 
@@ -47,10 +48,12 @@ class ApiExposure:
             raise ValueError(f"unknown api_scope {api_scope!r}; choose one of {API_SCOPES}")
         self.action_mode = action_mode
         self.api_scope = api_scope
-        self.gui_actions = ActionSet(style=action_set.style, coordinates=action_set.coordinates)
+        # The caller's set itself (custom actions included); its own API classes are parsed but
+        # described with the offered app APIs, so the GUI part of the prompt leaves them out.
+        self.gui_actions = action_set.with_api_classes({}) if action_set.api_classes else action_set
         # The parser knows every API, so a call to an API not offered now gets a precise refusal.
-        apis = {**registry.api_classes(), **action_set.api_classes}
-        self.parser = ActionSet(style=action_set.style, coordinates=action_set.coordinates, api_classes=apis)
+        # It shares the caller's action index: the index is built once per env.
+        self.parser = action_set.with_api_classes({**registry.api_classes(), **action_set.api_classes})
 
     # ------------------------------------------------------------------ what is offered
     @property

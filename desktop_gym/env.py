@@ -51,7 +51,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         backend: a backend name (``"local"``) or a ``Backend`` instance (not closed by the env).
         observation: which parts of the observation to include (see ``spaces.OBSERVATION_KEYS``).
         coordinates: ``"pixel"`` or ``"normalized"`` (0-1000) coordinates in actions.
-        action_set: a custom ``ActionSet``; built from ``coordinates`` when None.
+        action_set: the ``ActionSet`` to offer (its style, coordinates and custom actions), kept as
+            given (``env.action_set is action_set``); built from ``coordinates`` when None.
         action_mode: ``"hybrid"`` (GUI actions and app APIs), ``"gui"`` (API calls are refused) or
             ``"api"`` (app APIs and done/fail/wait; other GUI actions are refused). A refused
             action comes back as ``last_action_error``; the episode goes on.
@@ -104,7 +105,12 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._owns_backend = isinstance(backend, str)
         self.backend: Backend = make_backend(backend, **(backend_kwargs or {})) if isinstance(backend, str) else backend
         self.observation_parts = tuple(observation)
-        self.action_set = action_set or ActionSet(coordinates=coordinates)
+        if action_set is not None and coordinates not in ("pixel", action_set.coordinates):
+            raise ValueError(
+                f"coordinates={coordinates!r} disagrees with action_set.coordinates={action_set.coordinates!r}; "
+                "set the coordinates on the ActionSet"
+            )
+        self.action_set = action_set if action_set is not None else ActionSet(coordinates=coordinates)
         self.exposure = ApiExposure(self.action_set, action_mode, api_scope)
         if app_info_max_chars < 4:
             raise ValueError(f"app_info_max_chars must be at least 4, got {app_info_max_chars}")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 import inspect
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 # The vocabulary modules register their specs on import.
@@ -19,7 +20,7 @@ from desktop_gym.actions.parsing import (
     python_call_sites,
     structured_call_sites,
 )
-from desktop_gym.actions.spec import STYLES, ActionSpec, ParseContext, registered_specs
+from desktop_gym.actions.spec import STYLES, ActionSpec, ParseContext, custom_action, registered_specs
 from desktop_gym.actions.types import ACTION_TYPES, Action, ActionParseError, ApiCall, Done, Exit, Fail
 
 COORDINATE_MODES = ("pixel", "normalized")
@@ -42,6 +43,13 @@ class ActionSet:
         api_classes: App API classes the agent may call as ``Class.method(...)``, by name. A
             value may be the class (or an instance), used to check method names and to read
             signatures for the prompt, or ``None`` when only the name is known.
+        custom_actions: This set's own actions, parsed and described like the built-in ones
+            (BrowserGym's ``HighLevelActionSet(custom_actions=...)``): plain functions with type
+            hints and a docstring that return the built-in actions to run (see
+            :func:`~desktop_gym.actions.spec.custom_action`), or ready ``ActionSpec``s.
+
+    Raises:
+        ValueError: an unknown style or coordinate mode, or a custom action whose name is taken.
 
     Example:
         >>> actions = ActionSet(style="computerrl")
@@ -54,6 +62,7 @@ class ActionSet:
         style: str = "all",
         coordinates: str = "pixel",
         api_classes: Mapping[str, object] | None = None,
+        custom_actions: Sequence[Callable[..., Any] | ActionSpec] = (),
     ) -> None:
         if style != "all" and style not in STYLES:
             raise ValueError(f"unknown action style {style!r}; choose one of {(*STYLES, 'all')}")
@@ -64,15 +73,27 @@ class ActionSet:
         self.api_classes: dict[str, object] = dict(api_classes or {})
         self._context = ParseContext(normalized=coordinates == "normalized")
         styles = set(STYLES) if style == "all" else {style}
-        self._specs = tuple(s for s in registered_specs() if s.styles & styles)
+        built_in = tuple(s for s in registered_specs() if s.styles & styles)
+        self.custom_actions = _custom_specs(custom_actions, _index(built_in))
+        self._specs = built_in + self.custom_actions
         self._by_name = _index(self._specs)
-        self._other_styles = _index(s for s in registered_specs() if s not in self._specs)
+        self._other_styles = _index(s for s in registered_specs() if s not in built_in)
         pyautogui_on = "pyautogui" in styles
         self._allowed_imports = _PYAUTOGUI_MODULES if pyautogui_on else ()
 
     def __repr__(self) -> str:
         apis = f", api_classes={sorted(self.api_classes)}" if self.api_classes else ""
-        return f"ActionSet(style={self.style!r}, coordinates={self.coordinates!r}{apis})"
+        custom = f", custom_actions={[s.name for s in self.custom_actions]}" if self.custom_actions else ""
+        return f"ActionSet(style={self.style!r}, coordinates={self.coordinates!r}{apis}{custom})"
+
+    def with_api_classes(self, api_classes: Mapping[str, object]) -> ActionSet:
+        """This set (same style, coordinates and custom actions) with other API classes.
+
+        The copy shares the action index, which is built once per set (not once per copy).
+        """
+        other = copy.copy(self)
+        other.api_classes = dict(api_classes)
+        return other
 
     @property
     def specs(self) -> tuple[ActionSpec, ...]:
@@ -175,6 +196,10 @@ class ActionSet:
             lines += ["", f"## {_STYLE_TITLES[style]}"]
             for spec in specs:
                 shown.add(spec.name)
+                lines += [spec.signature(), f"    {spec.summary}"]
+        if self.custom_actions:
+            lines += ["", "## Custom actions"]
+            for spec in self.custom_actions:
                 lines += [spec.signature(), f"    {spec.summary}"]
         if self.api_classes:
             lines += ["", "## App APIs (call as Class.method(name=value, ...))"]
@@ -280,6 +305,20 @@ def _only_parse_errors(parse: Any) -> list[Action]:
     except Exception as exc:  # noqa: BLE001 - nothing but ActionParseError may reach env.step
         log.warning("action parsing failed unexpectedly", exc_info=True)
         raise ActionParseError(f"the action could not be read ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _custom_specs(
+    custom_actions: Sequence[Callable[..., Any] | ActionSpec], built_in: Mapping[str, list[ActionSpec]]
+) -> tuple[ActionSpec, ...]:
+    """The custom actions as specs; a name may not shadow a built-in action or another custom one."""
+    specs: list[ActionSpec] = []
+    for item in custom_actions:
+        spec = item if isinstance(item, ActionSpec) else custom_action(item)
+        taken = [name for name in spec.names if name in built_in or any(name in s.names for s in specs)]
+        if taken:
+            raise ValueError(f"custom_actions: {spec.name!r} is already an action of this set ({', '.join(taken)})")
+        specs.append(spec)
+    return tuple(specs)
 
 
 def _index(specs: Any) -> dict[str, list[ActionSpec]]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, get_args, get_type_hints
 
-from desktop_gym.actions.types import Action, ActionParseError
+from desktop_gym.actions.types import ACTION_TYPES, Action, ActionParseError
 from desktop_gym.signatures import (
     ArgumentError,
     Point,
@@ -33,6 +33,7 @@ __all__ = [
     "ParseContext",
     "Point",
     "action",
+    "custom_action",
     "registered_specs",
 ]
 
@@ -238,9 +239,25 @@ def registered_specs() -> tuple[ActionSpec, ...]:
 
 
 def spec_from_function(
-    func: Callable[..., Any], name: str, styles: Iterable[str], aliases: Iterable[str]
+    func: Callable[..., Any],
+    name: str,
+    styles: Iterable[str],
+    aliases: Iterable[str],
+    takes_context: bool = True,
 ) -> ActionSpec:
-    """Build an :class:`ActionSpec` from a typed spec function and its docstring."""
+    """Build an :class:`ActionSpec` from a typed spec function and its docstring.
+
+    Args:
+        func: The spec function.
+        name: The action's name.
+        styles: Vocabularies that offer it (see :data:`STYLES`; empty for a custom action).
+        aliases: Other names that call it.
+        takes_context: The first parameter is the :class:`ParseContext` (built-in specs); a
+            custom action's function takes only what the agent passes.
+
+    Raises:
+        ValueError: unknown styles, no docstring, or a parameter without a type hint.
+    """
     unknown = set(styles) - set(STYLES)
     if unknown:
         raise ValueError(f"action {name!r}: unknown styles {sorted(unknown)}; known: {STYLES}")
@@ -249,7 +266,7 @@ def spec_from_function(
     if not summary:
         raise ValueError(f"action {name!r}: the spec function {func.__qualname__} needs a docstring")
     params = []
-    for param in list(inspect.signature(func).parameters.values())[1:]:
+    for param in list(inspect.signature(func).parameters.values())[1 if takes_context else 0 :]:
         if param.name not in hints:
             raise ValueError(f"action {name!r}: parameter {param.name!r} has no type hint")
         annotation = hints[param.name]
@@ -266,4 +283,40 @@ def spec_from_function(
                 keyword_only=param.kind is inspect.Parameter.KEYWORD_ONLY,
             )
         )
-    return ActionSpec(name, frozenset(styles), tuple(params), summary, tuple(aliases), func)
+    build = func if takes_context else _without_context(func, name)
+    return ActionSpec(name, frozenset(styles), tuple(params), summary, tuple(aliases), build)
+
+
+def custom_action(func: Callable[..., Any], name: str | None = None) -> ActionSpec:
+    """An :class:`ActionSpec` for a caller's action, built from a plain typed function.
+
+    The function takes what the agent passes (type hints and an ``Args:`` docstring give the
+    prompt line, the schema and the argument checks) and returns the built-in actions to run,
+    as one :class:`Action` or a list.
+
+    Args:
+        func: The function; its name is the action's name unless ``name`` is given.
+        name: The action's name, a Python identifier.
+
+    Raises:
+        ValueError: the name is not an identifier, or the function lacks a docstring or hints.
+    """
+    name = name or func.__name__
+    if not name.isidentifier():
+        raise ValueError(f"custom action name {name!r} must be a Python identifier")
+    return spec_from_function(func, name, (), (), takes_context=False)
+
+
+def _without_context(func: Callable[..., Any], name: str) -> Callable[..., list[Action]]:
+    """Wrap a custom action's function: drop the context, check that it returns actions."""
+
+    def build(_ctx: ParseContext, *args: Any, **kwargs: Any) -> list[Action]:
+        built = func(*args, **kwargs)
+        actions = list(built) if isinstance(built, list | tuple) else [built]
+        wrong = [a for a in actions if not isinstance(a, ACTION_TYPES)]
+        if wrong or not actions:
+            got = type(wrong[0]).__name__ if wrong else "no action"
+            raise TypeError(f"custom action {name!r} must return actions, got {got}")
+        return actions
+
+    return build
