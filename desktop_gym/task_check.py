@@ -13,6 +13,7 @@ episode-level ones where asked (``episode_attacks=True``).
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,6 +24,7 @@ import numpy as np
 
 from .reward_attacks import EPISODE_ATTACKS, episode_attack_policy, run_file_attacks
 from .tasks import ScriptedPolicy, Task, get_task, null_policy
+from .tasks.base import ORACLE_KINDS
 
 Policy = Callable[[Mapping[str, Any]], str]
 PERTURB_SEED_OFFSET = 7919  # the perturbation's RNG differs from the episode's, reproducibly
@@ -136,13 +138,15 @@ def _plan(task: Task, seed: int) -> tuple[list[tuple[str, bool, Callable[..., Po
     null: Callable[..., Policy] = lambda params: null_policy  # noqa: E731
     if task.infeasible:
         return [("oracle", True, task.oracle), ("null", False, null)], []
-    sampled = task.sample_params(np.random.default_rng(seed))  # oracles exist or not whatever the values
-    episodes = [
-        (kind, True, getter)
-        for kind, getter in (("api", task.api_oracle), ("gui", task.gui_oracle))
-        if getter(sampled) is not None
+    sampled = task.sample_params(np.random.default_rng(seed))
+    declared = tuple(getattr(task, "oracles", ORACLE_KINDS))
+    episodes = [(kind, True, functools.partial(task.oracle_of_kind, kind)) for kind in declared]
+    problems = [] if episodes else ["the task declares no oracle (its 'oracles' is empty)"]
+    problems += [
+        f"the task declares a {kind!r} oracle, but {kind}_oracle() returned None"
+        for kind in declared
+        if task.oracle_of_kind(kind, sampled) is None
     ]
-    problems = [] if episodes else ["the task has no oracle (neither api_oracle nor gui_oracle)"]
     episodes.append(("null", False, null))
     rng = np.random.default_rng(seed + PERTURB_SEED_OFFSET)
     try:

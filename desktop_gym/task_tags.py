@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .tasks.base import ORACLE_KINDS
+
 OS_APPS = frozenset({"terminal", "editor", "files"})
 DIFFICULTY_ORDER = ("easy", "medium", "hard", "infeasible", "unknown")
 _CLOSING = ("done(", "exit(", "fail(")
@@ -72,9 +74,9 @@ def task_tags(task: Any, seed: int = 0) -> TaskTags:
         return TaskTags(None, "infeasible", domain)
     params = task.sample_params(np.random.default_rng(seed))
     counts = []
-    for getter in (task.api_oracle, task.gui_oracle):
+    for kind in getattr(task, "oracles", ORACLE_KINDS):
         try:
-            policy = getter(params)
+            policy = task.oracle_of_kind(kind, params)
         except Exception:  # noqa: BLE001 - an oracle that cannot be built has no step count
             policy = None
         steps = oracle_steps(policy) if policy is not None else None

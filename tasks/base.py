@@ -16,6 +16,49 @@ if TYPE_CHECKING:
 
 Policy = Callable[[Mapping[str, Any]], str]
 
+#: The oracle kinds a task may declare, in the order ``Task.oracle`` prefers them.
+ORACLE_KINDS = ("api", "gui")
+
+
+def _overrides(cls: type, hook: str) -> bool:
+    return getattr(cls, hook) is not getattr(Task, hook)
+
+
+def _check_task_class(cls: type[Task]) -> None:
+    """Enforce a concrete task class's metadata; fill in ``oracles`` from its hooks when undeclared.
+
+    Raises:
+        TypeError: naming the class and the field at fault.
+    """
+    from .registry import check_task_id  # registry imports gymnasium: only when a task class is made
+
+    name = f"task class {cls.__qualname__}"
+    try:
+        check_task_id(cls.id)
+    except ValueError as error:
+        raise TypeError(f"{name}: field 'id': {error}") from None
+    if not isinstance(getattr(cls, "instruction_template", None), str):
+        raise TypeError(f"{name} ({cls.id}): field 'instruction_template' must be a str")
+    if isinstance(cls.apps, str) or not all(isinstance(app, str) for app in cls.apps):
+        raise TypeError(f"{name} ({cls.id}): field 'apps' must be a sequence of app keys, not {cls.apps!r}")
+    if not isinstance(cls.max_steps, int) or cls.max_steps < 1:
+        raise TypeError(f"{name} ({cls.id}): field 'max_steps' must be a positive int, not {cls.max_steps!r}")
+    declared = getattr(cls, "oracles", None)
+    if declared is None:  # a task written before oracles were declared: its overridden hooks say
+        declared = () if cls.infeasible else tuple(k for k in ORACLE_KINDS if _overrides(cls, f"{k}_oracle"))
+        cls.oracles = declared
+    if isinstance(declared, str) or len(set(declared)) != len(declared) or not set(declared) <= set(ORACLE_KINDS):
+        raise TypeError(
+            f"{name} ({cls.id}): field 'oracles' must be distinct kinds of {ORACLE_KINDS}: {declared!r}"
+        )
+    if cls.infeasible and declared:
+        raise TypeError(f"{name} ({cls.id}): an infeasible task declares no oracles (its oracle is fail())")
+    if not cls.infeasible and not declared:
+        raise TypeError(f"{name} ({cls.id}): field 'oracles' must name at least one of {ORACLE_KINDS}")
+    for kind in declared:
+        if not _overrides(cls, f"{kind}_oracle"):
+            raise TypeError(f"{name} ({cls.id}): declares a {kind!r} oracle but does not define {kind}_oracle()")
+
 
 @dataclass
 class TaskContext:
@@ -37,8 +80,9 @@ class Task:
     """Base class of every task and task family.
 
     Subclasses set the class attributes and override ``sample_params``, ``setup``, ``verify`` and
-    ``oracle``. All randomness comes from the RNG the env passes in, so the same seed gives the
-    same task, byte for byte.
+    the oracles they declare in ``oracles``. A class that sets ``id`` is a concrete task: its
+    metadata is checked when the class is created (``TypeError`` naming the field). All randomness
+    comes from the RNG the env passes in, so the same seed gives the same task, byte for byte.
     """
 
     id: ClassVar[str]
@@ -50,6 +94,14 @@ class Task:
     needs_save: ClassVar[bool] = False
     #: the task cannot be done; success only if the agent declares FAIL (``fail()``).
     infeasible: ClassVar[bool] = False
+    #: the oracle kinds this task has (``"api"``, ``"gui"``); ``task_check`` plays each one.
+    #: Undeclared, they are the hooks the class overrides; an infeasible task declares none.
+    oracles: ClassVar[tuple[str, ...]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "id" in cls.__dict__:
+            _check_task_class(cls)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         """Draw this episode's parameters from ``rng``."""
@@ -82,12 +134,21 @@ class Task:
         """A policy that solves the task: the API oracle, else the GUI oracle."""
         if self.infeasible:
             return ScriptedPolicy(["fail()"])
-        policy = self.api_oracle(params)
-        if policy is None:
-            policy = self.gui_oracle(params)
-        if policy is None:
-            raise NotImplementedError(f"task {self.id!r} has no oracle")
-        return policy
+        for kind in getattr(self, "oracles", ORACLE_KINDS):  # a task without ``id`` on its class may not declare
+            policy = self.oracle_of_kind(kind, params)
+            if policy is not None:
+                return policy
+        raise NotImplementedError(f"task {self.id!r} has no oracle")
+
+    def oracle_of_kind(self, kind: str, params: Mapping[str, Any]) -> Policy | None:
+        """The ``api`` or ``gui`` oracle for ``params``.
+
+        Raises:
+            ValueError: ``kind`` is not one of ``ORACLE_KINDS``.
+        """
+        if kind not in ORACLE_KINDS:
+            raise ValueError(f"oracle kind {kind!r} is not one of {ORACLE_KINDS}")
+        return self.api_oracle(params) if kind == "api" else self.gui_oracle(params)
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         """Parameters with exactly one value the oracle uses made wrong.

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..verifiers import TREE_LISTING_COMMAND, all_of, any_of, get_verifier_spec, not_
 from ..verifiers.result import VerifierResult
-from .base import Policy, ScriptedPolicy, Task, TaskContext
+from .base import ORACLE_KINDS, Policy, ScriptedPolicy, Task, TaskContext
 from .json_params import fill, perturbed_value, sample_params
 from .limits import home_path
 from .setup_steps import run_setup
@@ -55,6 +55,7 @@ class JsonTask(Task):
         self.tags = tuple(definition.get("tags", ()))
         self.needs_save = bool(definition.get("needs_save", False))
         self.infeasible = bool(definition.get("infeasible", False))
+        self.oracles = tuple(kind for kind in ORACLE_KINDS if self.definition.get("oracles", {}).get(kind))
 
     def __repr__(self) -> str:
         return f"JsonTask({self.id!r}, source={self.source!r})"

@@ -34,9 +34,11 @@ def gym_id(task_id: str, version: int = 0) -> str:
     return f"{NAMESPACE}/{task_id}-v{version}"
 
 
-def _check_id(task_id: str) -> None:
-    suite, dot, name = task_id.partition(".")
-    if not dot or not suite or not name or not all(part.replace("_", "").isalnum() for part in (suite, name)):
+def check_task_id(task_id: object) -> None:
+    """Raise ``ValueError`` unless ``task_id`` looks like ``<suite>.<name>`` (letters, digits, underscores)."""
+    suite, dot, name = str(task_id).partition(".")
+    well_formed = isinstance(task_id, str) and dot and suite and name
+    if not well_formed or not all(part.replace("_", "").isalnum() for part in (suite, name)):
         raise ValueError(f"task id {task_id!r} must look like '<suite>.<name>' (letters, digits, underscores)")
 
 
@@ -52,23 +54,34 @@ def _register_gym_id(task_id: str, default_env_kwargs: Mapping[str, Any] | None)
 
 
 def register_task(
-    task_id: str,
-    task_class: type[Task] | Callable[..., Task],
+    task_id: str | type[Task],
+    task_class: type[Task] | Callable[..., Task] | None = None,
     task_kwargs: Mapping[str, Any] | None = None,
     default_env_kwargs: Mapping[str, Any] | None = None,
 ) -> str:
     """Register a task and its Gymnasium id; returns the Gymnasium id.
 
+    The convention for a task class is ``register_task(MyTask)``: the id is ``MyTask.id``. A
+    factory that needs arguments (a task file, say) is registered with an explicit id.
+
     Args:
-        task_id: ``<suite>.<name>``, e.g. ``starter.calc_fill_totals``.
-        task_class: a ``Task`` subclass or any factory returning a ``Task``.
+        task_id: a ``Task`` subclass with an ``id``, or ``<suite>.<name>`` (e.g.
+            ``starter.calc_fill_totals``) followed by ``task_class``.
+        task_class: a ``Task`` subclass or any factory returning a ``Task`` (with an explicit id).
         task_kwargs: keyword arguments for the factory.
         default_env_kwargs: defaults for ``DesktopEnv`` when made through ``gymnasium.make``.
 
     Raises:
-        ValueError: if the id is malformed or already registered to another factory.
+        ValueError: if the id is malformed, disagrees with the class's ``id``, or is already
+            registered to another factory.
     """
-    _check_id(task_id)
+    if task_class is None:
+        if not isinstance(task_id, type) or not isinstance(task_id.__dict__.get("id"), str):
+            raise ValueError(f"register_task({task_id!r}) needs a task class with an 'id', or an id and a factory")
+        task_id, task_class = task_id.id, task_id
+    elif isinstance(task_class, type) and task_class.__dict__.get("id", task_id) != task_id:
+        raise ValueError(f"task id {task_id!r} differs from {task_class.__qualname__}.id {task_class.id!r}")
+    check_task_id(task_id)
     kwargs = dict(task_kwargs or {})
 
     def factory() -> Task:
@@ -93,7 +106,7 @@ def register_entry_point(task_id: str, entry_point: str) -> str:
     Raises:
         ValueError: malformed id or entry point, or the id is already registered.
     """
-    _check_id(task_id)
+    check_task_id(task_id)
     if not entry_point.startswith(JSON_ENTRY_PREFIX) and ":" not in entry_point:
         raise ValueError(f"entry point {entry_point!r} of {task_id!r} must be 'module:Class' or 'json:<file>'")
     if task_id in _TASKS or _ENTRY_POINTS.get(task_id, entry_point) != entry_point:
@@ -160,6 +173,7 @@ __all__ = [
     "NAMESPACE",
     "UnknownTaskError",
     "get_task",
+    "check_task_id",
     "gym_id",
     "list_tasks",
     "register_entry_point",

@@ -28,6 +28,7 @@ class CalcFillTotals(Task):
     """Fill a Total column with Q1 + Q2 per row in a real Calc document, then save it as xlsx."""
 
     id = "starter.calc_fill_totals"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Fill column D (Total) with the sum of "
         "Q1 and Q2 for each of the {rows} item rows, then save the file in its current xlsx format."
@@ -92,6 +93,7 @@ class WriterAppendParagraph(Task):
     """Append a given sentence as a new paragraph to a real Writer document, then save it."""
 
     id = "starter.writer_append_paragraph"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Add a new paragraph at the end with exactly "
         "this text: {sentence} Then save the document in its current docx format."
@@ -138,6 +140,7 @@ class TerminalWriteFile(Task):
     """Use a real terminal to create a folder and a file holding a given token."""
 
     id = "starter.terminal_write_file"
+    oracles = ("api", "gui")
     instruction_template = (
         "In the open terminal, create the folder ~/{folder} and in it a text file {name}.txt whose only line is {token}"
     )
@@ -178,4 +181,4 @@ class TerminalWriteFile(Task):
 STARTER_TASKS: tuple[type[Task], ...] = (CalcFillTotals, WriterAppendParagraph, TerminalWriteFile)
 
 for _task in STARTER_TASKS:
-    register_task(_task.id, _task)
+    register_task(_task)

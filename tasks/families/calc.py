@@ -26,4 +26,4 @@ CALC_INFEASIBLE: tuple[type[Task], ...] = INFEASIBLE_FAMILIES
 CALC_TASK_IDS: tuple[str, ...] = tuple(family.id for family in (*CALC_FAMILIES, *CALC_INFEASIBLE))
 
 for _family in (*CALC_FAMILIES, *CALC_INFEASIBLE):
-    register_task(_family.id, _family)
+    register_task(_family)

@@ -43,6 +43,7 @@ class FixWrongValues(CalcFamily):
     """Correct the stock counts the instruction names."""
 
     id = "calc.fix_wrong_values"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. A stock count was mistyped: {corrections}. "
         "Correct the Stock column (C) accordingly, change nothing else, and save the file in its current "
@@ -85,6 +86,7 @@ class SortRows(CalcFamily):
     """Sort the table by one column, ascending or descending, keeping rows together."""
 
     id = "calc.sort_rows"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Sort the table's {count} data rows by "
         "{key} ({column_name}) in {order} order, keeping each row's cells together and the header in "
@@ -134,6 +136,7 @@ class FindReplace(CalcFamily):
     """Replace a misspelt word everywhere in the sheet."""
 
     id = "calc.find_replace"
+    oracles = ("api",)
     instruction_template = (
         'The spreadsheet {path} is open in LibreOffice Calc. The city "{right}" is misspelt as "{wrong}" '
         'throughout the sheet. Replace every "{wrong}" with "{right}" and save the file in its current xlsx format.'
@@ -185,6 +188,7 @@ class RemoveDuplicates(CalcFamily):
     """Delete exact duplicate rows, keeping each first occurrence and leaving no gaps."""
 
     id = "calc.remove_duplicates"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Some rows of the table are exact duplicates of an "
         "earlier row. Delete the duplicate rows (keep the first occurrence of each, leave no empty rows) and "
@@ -234,6 +238,7 @@ class TransposeRange(CalcFamily):
     """Write a transposed copy of a small table at a given cell."""
 
     id = "calc.transpose"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Put a transposed copy of the table in {source} "
         "(rows become columns) with its top-left corner in cell {target}; leave the original as it is. Save "

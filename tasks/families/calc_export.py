@@ -21,6 +21,7 @@ class InsertChart(CalcFamily):
     """A chart of a given type and title over the table."""
 
     id = "calc.insert_chart"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Insert a {chart_type} chart of the data in {data} "
         '(months as categories) titled "{title}" on the same sheet, then save the file in its current xlsx format.'
@@ -71,6 +72,7 @@ class PivotTable(CalcFamily):
     """A pivot table summing one column by the values of another."""
 
     id = "calc.pivot_table"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Create a pivot table from {source} that shows the "
         "{function} of {data_field} for each {row_field}, placed at {target} on the same sheet. Save the file in "
@@ -150,6 +152,7 @@ class SaveAsCsv(ExportFamily):
     """Export the sheet as CSV."""
 
     id = "calc.save_as_csv"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Save its sheet as a comma-separated CSV file "
         "{target} (header row included)."
@@ -163,6 +166,7 @@ class SaveAsOds(ExportFamily):
     """Save a copy in OpenDocument format."""
 
     id = "calc.save_as_ods"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Save a copy of it in OpenDocument Spreadsheet "
         "format as {target}."

@@ -57,6 +57,7 @@ class NumberFormat(CalcFamily):
     """Show a column as percentages or as dollar amounts (GUI: Ctrl+Shift+5 / Ctrl+Shift+4)."""
 
     id = "calc.number_format"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Format the cells {cells} ({what}) as {kind} "
         "without changing their values, then save the file in its current xlsx format."
@@ -114,6 +115,7 @@ class BoldHeader(CalcFamily):
     """Make the header row bold (GUI: Name Box + Ctrl+B)."""
 
     id = "calc.bold_header"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Make the header cells {header} bold (only those) "
         "and save the file in its current xlsx format."
@@ -149,6 +151,7 @@ class BackgroundColor(CalcFamily):
     """Fill a range with a named colour."""
 
     id = "calc.background_color"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Give the cells {cells} a solid {color_name} "
         "background ({color}) and save the file in its current xlsx format."
@@ -181,6 +184,7 @@ class MergeTitle(CalcFamily):
     """Merge the title cells above a table."""
 
     id = "calc.merge_title"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Merge the cells {cells} into one cell holding the "
         'title "{title}" (the table below must stay as it is) and save the file in its current xlsx format.'
@@ -222,6 +226,7 @@ class ColumnWidth(CalcFamily):
     """Set a column to a given width in centimetres."""
 
     id = "calc.column_width"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Set the width of column {column} to {width_cm} cm "
         "so the long names fit, and save the file in its current xlsx format."
@@ -254,6 +259,7 @@ class ConditionalFormat(CalcFamily):
     """Highlight cells above (or below) a threshold with conditional formatting."""
 
     id = "calc.conditional_format"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Add conditional formatting to {cells} (Units) so "
         "that cells {relation} {threshold} get a red background ({color}). Save the file in its current xlsx "

@@ -54,6 +54,7 @@ class FillFormulaColumn(FormulaColumn):
     """Revenue = Units x Price for every row, as formulas."""
 
     id = "calc.fill_formula_column"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Fill column D (Revenue) with a formula that "
         "multiplies Units (column B) by Price (column C) for each of the {rows} item rows, then save the "
@@ -87,6 +88,7 @@ class SummaryRow(CalcFamily):
     """A row under the table with SUM or AVERAGE formulas per numeric column."""
 
     id = "calc.summary_row"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. In row {summary_row}, directly below the table, "
         "write the label {label} in column A and, in columns B, C and D, a formula giving the {stat} of that "
@@ -145,6 +147,7 @@ class VlookupPrices(FormulaColumn):
     """Fill unit prices from a price list on the same sheet with VLOOKUP."""
 
     id = "calc.vlookup_prices"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Column C (Unit price) of the {rows} orders is "
         "empty; the price list is in F1:G{list_end}. Fill C2:C{last_row} with VLOOKUP formulas that look up "
@@ -193,6 +196,7 @@ class IfPassFail(FormulaColumn):
     """Pass/Fail per score with IF and a threshold."""
 
     id = "calc.if_pass_fail"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. In column C (Result) of each of the {rows} "
         'students, enter an IF formula that shows "Pass" when the Score in column B is at least {threshold} '
@@ -231,6 +235,7 @@ class GrandTotal(CalcFamily):
     """One formula computing the sum over rows of Qty x Unit price."""
 
     id = "calc.grand_total"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. In cell {target}, compute the grand total of the "
         "invoice (the sum over rows 2 to {last_row} of Qty times Unit price) with a single formula, so it "

@@ -45,6 +45,7 @@ class RenameSheet(SheetFamily):
     """Rename one sheet (GUI: double-click its tab, found in the accessibility tree)."""
 
     id = "calc.rename_sheet"
+    oracles = ("api", "gui")
     instruction_template = (
         'The spreadsheet {path} is open in LibreOffice Calc. Rename the sheet "{old}" to "{new}" and save the '
         "file in its current xlsx format."
@@ -82,6 +83,7 @@ class AddSheet(SheetFamily):
     """Add an empty sheet at the end."""
 
     id = "calc.add_sheet"
+    oracles = ("api",)
     instruction_template = (
         'The spreadsheet {path} is open in LibreOffice Calc. Add a new empty sheet named "{new}" after the '
         "last sheet and save the file in its current xlsx format."
@@ -106,6 +108,7 @@ class DeleteSheet(SheetFamily):
     """Delete one sheet."""
 
     id = "calc.delete_sheet"
+    oracles = ("api",)
     instruction_template = (
         'The spreadsheet {path} is open in LibreOffice Calc. Delete the sheet "{doomed}" (keep the others) and '
         "save the file in its current xlsx format."
@@ -131,6 +134,7 @@ class CopyToSheet(CalcFamily):
     """Copy a block of one sheet to the top-left of another."""
 
     id = "calc.copy_to_sheet"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Copy the range A1:C{last_row} of sheet Data to "
         "sheet {target_sheet}, starting at cell A1 there (the Data sheet stays as it is). Save the file in its "

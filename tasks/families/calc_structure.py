@@ -48,6 +48,7 @@ class InsertRow(CalcFamily):
     """Insert a new row at a given position and fill it."""
 
     id = "calc.insert_row"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Insert a new row at row {position} (the rows from "
         "there down move down by one) holding Name {name}, Region {region}, Calls {calls} and Sales {sales}. "
@@ -105,6 +106,7 @@ class DeleteColumn(CalcFamily):
     """Delete the column with a given header."""
 
     id = "calc.delete_column"
+    oracles = ("api", "gui")
     instruction_template = (
         'The spreadsheet {path} is open in LibreOffice Calc. Delete the column headed "{header}" entirely '
         "(the columns to its right move left). Save the file in its current xlsx format."
@@ -145,6 +147,7 @@ class FreezePanes(CalcFamily):
     """Freeze the header rows (and optionally the first column)."""
 
     id = "calc.freeze_panes"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Freeze {what} so they stay visible while "
         "scrolling. Save the file in its current xlsx format."
@@ -175,6 +178,7 @@ class AutoFilter(CalcFamily):
     """Turn on AutoFilter buttons over the whole table."""
 
     id = "calc.autofilter"
+    oracles = ("api", "gui")
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Turn on AutoFilter for the table {table} so each "
         "header cell gets a filter drop-down. Save the file in its current xlsx format."

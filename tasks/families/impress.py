@@ -16,4 +16,4 @@ from .impress_slides import SLIDE_TASKS
 IMPRESS_TASKS: tuple[type[Task], ...] = (*SLIDE_TASKS, *CONTENT_TASKS, *DRAWING_TASKS, *OUTPUT_TASKS)
 
 for _task in IMPRESS_TASKS:
-    register_task(_task.id, _task)
+    register_task(_task)

@@ -46,6 +46,7 @@ class AddBullets(DeckTask):
     """Append bullet points to the body of a content slide."""
 
     id = "impress.add_bullets"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. On slide {slide} ('{title}'), add these "
         "bullet points after the existing ones, in this order: {listed}. Then save the file in its "
@@ -103,6 +104,7 @@ class SpeakerNotes(DeckTask):
     """Write speaker notes for one slide."""
 
     id = "impress.speaker_notes"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Add the speaker notes '{notes_text}' to "
         "slide {slide} ('{title}'), then save the file in its current pptx format."
@@ -144,6 +146,7 @@ class InsertTextBox(DeckTask):
     """Add a text box holding a given text to a slide."""
 
     id = "impress.insert_text_box"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Add a text box with the text '{text}' to "
         "slide {slide} ('{title}'), then save the file in its current pptx format."
@@ -192,6 +195,7 @@ class TitleFontSize(DeckTask):
     """Set the font size of one slide's title."""
 
     id = "impress.title_font_size"
+    oracles = ("api",)
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Set the font size of the title of slide "
         "{slide} ('{title}') to {size} pt, then save the file in its current pptx format."

@@ -22,6 +22,7 @@ class InsertShape(DeckTask):
     """Draw a rectangle or an ellipse with a label on a slide."""
 
     id = "impress.insert_shape"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Draw {article} {kind} on slide {slide} "
         "('{title}') with the text '{label}' inside it, then save the file in its current pptx format."
@@ -90,6 +91,7 @@ class InsertImage(DeckTask):
     """Insert a picture file (written by setup) into a slide."""
 
     id = "impress.insert_image"
+    oracles = ("api",)
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Insert the picture {image} into slide "
         "{slide} ('{title}'), then save the file in its current pptx format."

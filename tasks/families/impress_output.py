@@ -34,6 +34,7 @@ class BackgroundColor(DeckTask):
     """Give one slide a solid background colour."""
 
     id = "impress.background_color"
+    oracles = ("api",)
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Give slide {slide} ('{title}') a solid "
         "{color_name} background (hex #{color}), then save the file in its current pptx format."
@@ -67,6 +68,7 @@ class SlideTransition(DeckTask):
     """Set the transition effect of one slide."""
 
     id = "impress.transition"
+    oracles = ("api",)
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Give slide {slide} ('{title}') the "
         "'{effect_name}' slide transition, then save the file in its current pptx format."
@@ -99,6 +101,7 @@ class ExportPdf(DeckTask):
     """Export the deck as a PDF file."""
 
     id = "impress.export_pdf"
+    oracles = ("api",)
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Export it as a PDF file to {pdf_path}."
     )
@@ -122,6 +125,7 @@ class SaveAsOdp(DeckTask):
     """Save a copy of the deck in OpenDocument format after retitling the first slide."""
 
     id = "impress.save_as_odp"
+    oracles = ("api",)
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Change the title of slide 1 to "
         "'{new_title}', then save the presentation in ODF format (.odp) as {odp_path}."

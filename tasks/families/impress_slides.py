@@ -34,6 +34,7 @@ class AddSlide(DeckTask):
     """Append a slide with a given title."""
 
     id = "impress.add_slide"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Add a new slide at the end with the "
         "title '{new_title}', then save the file in its current pptx format."
@@ -73,6 +74,7 @@ class SetTitle(DeckTask):
     """Replace the title of one slide."""
 
     id = "impress.set_title"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Change the title of slide {slide} "
         "(now '{old_title}') to '{new_title}', then save the file in its current pptx format."
@@ -115,6 +117,7 @@ class DeleteSlide(DeckTask):
     """Delete the slide with a given title."""
 
     id = "impress.delete_slide"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Delete the slide titled '{title}', "
         "then save the file in its current pptx format."
@@ -144,6 +147,7 @@ class DuplicateSlide(DeckTask):
     """Duplicate one slide; the copy follows the original."""
 
     id = "impress.duplicate_slide"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Duplicate slide {slide} ('{title}') so "
         "that the copy comes right after it, then save the file in its current pptx format."
@@ -174,6 +178,7 @@ class MoveSlide(DeckTask):
     """Move a slide to another position."""
 
     id = "impress.move_slide"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Move the slide titled '{title}' so that "
         "it becomes slide {target}, then save the file in its current pptx format."
@@ -226,6 +231,7 @@ class ChangeLayout(DeckTask):
     """Change the layout of one content slide."""
 
     id = "impress.change_layout"
+    oracles = ("api", "gui")
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Change the layout of slide {slide} "
         "('{title}') to '{layout}', then save the file in its current pptx format."

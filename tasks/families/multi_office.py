@@ -73,6 +73,7 @@ class CsvToXlsxTotal(OfficeTransferTask):
     """CSV in the text editor -> a Calc spreadsheet with a Total row, saved as xlsx."""
 
     id = "multi.csv_to_xlsx_total"
+    oracles = ("api",)
     instruction_template = (
         "The file {csv} is open in the text editor. Put its table into a new LibreOffice Calc spreadsheet "
         "(header row first, same columns and rows), add one more row below it with Total in column A and the "
@@ -124,6 +125,7 @@ class CalcToWriterTable(OfficeTransferTask):
     """A Calc table -> a Writer table in a new document, saved as docx."""
 
     id = "multi.calc_to_writer_table"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {xlsx} is open in LibreOffice Calc. Create a new LibreOffice Writer document holding "
         "that table as a Writer table (its header row and every data row, cells in the same order) and save "
@@ -171,6 +173,7 @@ class TextToWriterParagraphs(OfficeTransferTask):
     """A text file in the editor -> a Writer document, one paragraph per line, the first a heading."""
 
     id = "multi.text_to_writer"
+    oracles = ("api",)
     instruction_template = (
         "The text file {txt} is open in the text editor. Create a new LibreOffice Writer document whose "
         "paragraphs are the lines of that file, in the same order (one paragraph per line, no other text). "
@@ -224,4 +227,4 @@ class TextToWriterParagraphs(OfficeTransferTask):
 
 
 for _task in (CsvToXlsxTotal, CalcToWriterTable, TextToWriterParagraphs):
-    register_task(_task.id, _task)
+    register_task(_task)

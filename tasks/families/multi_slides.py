@@ -70,6 +70,7 @@ class ChartToSlide(OfficeTransferTask):
     """Calc data + its chart picture -> an Impress slide with the chart, a title and the best quarter."""
 
     id = "multi.chart_to_slide"
+    oracles = ("api",)
     instruction_template = (
         "The quarterly revenue in {xlsx} is open in LibreOffice Calc, and its bar chart is saved as the picture "
         "{png}. Create a new LibreOffice Impress presentation whose first slide has the title {title}, shows "
@@ -140,6 +141,7 @@ class HeadingsToSlides(OfficeTransferTask):
     """Writer outline headings -> one Impress slide per heading, titled with it."""
 
     id = "multi.headings_to_slides"
+    oracles = ("api",)
     instruction_template = (
         "The outline {docx} is open in LibreOffice Writer. Create a new LibreOffice Impress presentation with "
         "exactly one slide per Heading 1 heading of the outline, in the same order, each slide titled with its "
@@ -187,4 +189,4 @@ class HeadingsToSlides(OfficeTransferTask):
 
 
 for _task in (ChartToSlide, HeadingsToSlides):
-    register_task(_task.id, _task)
+    register_task(_task)

@@ -28,6 +28,7 @@ class SortByExtension(TerminalTask):
     """Move every file of ~/Downloads into a subfolder named after its extension."""
 
     id = "os.sort_by_extension"
+    oracles = ("api", "gui")
     instruction_template = (
         "In the open terminal, sort the files in ~/Downloads into subfolders named after their "
         "extension: every .pdf file goes into ~/Downloads/pdf, every .txt file into ~/Downloads/txt, and "
@@ -82,6 +83,7 @@ class RenameByPattern(TerminalTask):
     """Rename IMG_<number>.jpg files to <place>_<number>.jpg, keeping the numbers."""
 
     id = "os.rename_pattern"
+    oracles = ("api", "gui")
     instruction_template = (
         "In the open terminal, rename every file in ~/Pictures/{album} from IMG_<number>.jpg to "
         "{place}_<number>.jpg, keeping each number exactly as it is (IMG_0042.jpg becomes {place}_0042.jpg). "
@@ -124,4 +126,4 @@ class RenameByPattern(TerminalTask):
 
 
 for _task in (SortByExtension, RenameByPattern):
-    register_task(_task.id, _task)
+    register_task(_task)

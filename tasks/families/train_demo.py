@@ -27,6 +27,7 @@ class EnterNumber(CalcFamily):
     """Enter a number into a named cell."""
 
     id = "demo.enter_number"
+    oracles = ("api", "gui")
     instruction_template = "Enter the number {value} into cell {cell} of the open spreadsheet."
     tags = ("calc", "demo", "one-step")
     file_name = "numbers.xlsx"
@@ -59,4 +60,4 @@ class EnterNumber(CalcFamily):
         return {**params, "value": int(params["value"]) + 1}
 
 
-register_task(EnterNumber.id, EnterNumber)
+register_task(EnterNumber)

@@ -29,6 +29,7 @@ class SalesReport(CalcFamily):
     """Sort a sales table, total it with a formula, bold the header and chart the units."""
 
     id = "workflow.sales_report"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Turn the Sales sheet into a report: sort the "
         "data rows by Units from largest to smallest (keep each row together and the header in row 1), put "
@@ -101,6 +102,7 @@ class FilterSortExport(CalcFamily):
     """Drop a column, drop one region's rows, sort by name and export the rest as CSV."""
 
     id = "workflow.filter_sort_export"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {path} is open in LibreOffice Calc. Prepare the roster for payroll: delete the Notes "
         "column, delete every row whose Region is {region}, sort the remaining rows by Name from A to Z (header "
@@ -154,4 +156,4 @@ class FilterSortExport(CalcFamily):
 WORKFLOW_CALC_FAMILIES = (SalesReport, FilterSortExport)
 
 for _family in WORKFLOW_CALC_FAMILIES:
-    register_task(_family.id, _family)
+    register_task(_family)

@@ -27,6 +27,7 @@ class DeckReorganise(DeckTask):
     """Delete one slide, move another to the end, retitle the first and add speaker notes to the last."""
 
     id = "workflow.deck_reorganise"
+    oracles = ("api",)
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Reorganise it: delete the slide titled "
         '"{drop}", move the slide titled "{move}" to the end, change the title of slide 1 to "{new_title}", and '
@@ -84,4 +85,4 @@ class DeckReorganise(DeckTask):
 WORKFLOW_IMPRESS_FAMILIES = (DeckReorganise,)
 
 for _family in WORKFLOW_IMPRESS_FAMILIES:
-    register_task(_family.id, _family)
+    register_task(_family)

@@ -43,6 +43,7 @@ class OverspendMemo(WorkflowTransfer):
     """From a budget sheet, a memo listing only the departments over budget and the total overspend."""
 
     id = "workflow.overspend_memo"
+    oracles = ("api",)
     instruction_template = (
         "The spreadsheet {xlsx} is open in LibreOffice Calc. Write a memo as a new LibreOffice Writer "
         'document: a first paragraph "{title}" in the Heading 1 style; a table with the header row '
@@ -120,6 +121,7 @@ class OutlineToDeck(WorkflowTransfer):
     """A Writer outline -> an Impress deck: a title slide, then one slide per heading with its note as body."""
 
     id = "workflow.outline_to_deck"
+    oracles = ("api",)
     instruction_template = (
         "The outline {docx} is open in LibreOffice Writer. Turn it into a new LibreOffice Impress presentation: "
         'slide 1 titled with the outline\'s first line ("{title}"), then one slide per Heading 1 heading in '
@@ -174,4 +176,4 @@ class OutlineToDeck(WorkflowTransfer):
 WORKFLOW_OFFICE_FAMILIES = (OverspendMemo, OutlineToDeck)
 
 for _family in WORKFLOW_OFFICE_FAMILIES:
-    register_task(_family.id, _family)
+    register_task(_family)

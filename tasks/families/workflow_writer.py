@@ -34,6 +34,7 @@ class MemoCleanup(WriterDocumentTask):
     """Centre the heading, bold a name, space one paragraph at 1.5 lines and append a closing line."""
 
     id = "workflow.memo_cleanup"
+    oracles = ("api",)
     instruction_template = (
         'The memo {path} is open in LibreOffice Writer. Tidy it up: centre the heading "{heading}", make '
         '"{subject}" bold where it appears in the paragraph that starts with it, set the line spacing of that '
@@ -85,4 +86,4 @@ class MemoCleanup(WriterDocumentTask):
 WORKFLOW_WRITER_FAMILIES = (MemoCleanup,)
 
 for _family in WORKFLOW_WRITER_FAMILIES:
-    register_task(_family.id, _family)
+    register_task(_family)

@@ -30,6 +30,7 @@ class InsertParagraphAfter(WriterDocumentTask):
     """Insert a given sentence as a new paragraph right after the paragraph that starts with given words."""
 
     id = "writer.insert_paragraph_after"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Insert a new paragraph with exactly this text: "
         '{sentence} It must come directly after the paragraph that starts with "{anchor}". '
@@ -71,6 +72,7 @@ class InsertHeading(WriterDocumentTask):
     """Add a heading of a given level above the first paragraph of a document that has none."""
 
     id = "writer.insert_heading"
+    oracles = ("api", "gui")
     instruction_template = (
         'The document {path} is open in LibreOffice Writer. Add the heading "{title}" at the very top of '
         "the document, as its own paragraph in the paragraph style Heading {level}. "
@@ -125,6 +127,7 @@ class DeleteParagraph(WriterDocumentTask):
     """Delete the one paragraph that starts with given words, leaving the others untouched."""
 
     id = "writer.delete_paragraph"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Delete the whole paragraph that starts with "
         '"{start}", leaving every other paragraph as it is. Then save the document in its current docx format.'
@@ -165,6 +168,7 @@ class ReplaceWord(WriterDocumentTask):
     """Replace every occurrence of a name with another one (Find & Replace)."""
 
     id = "writer.replace_word"
+    oracles = ("api", "gui")
     instruction_template = (
         'The document {path} is open in LibreOffice Writer. Replace every occurrence of the word "{old}" '
         'with "{new}" throughout the document. Then save the document in its current docx format.'
@@ -215,6 +219,7 @@ class ReformatDates(WriterDocumentTask):
     """Rewrite every DD/MM/YYYY date as ISO YYYY-MM-DD (a regular-expression replace)."""
 
     id = "writer.reformat_dates"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. It contains dates written as DD/MM/YYYY. "
         "Rewrite every one of them as YYYY{sep}MM{sep}DD (for example {example_old} becomes {example_new}), "
@@ -257,4 +262,4 @@ class ReformatDates(WriterDocumentTask):
 EDIT_TASKS = (InsertParagraphAfter, InsertHeading, DeleteParagraph, ReplaceWord, ReformatDates)
 
 for _task in EDIT_TASKS:
-    register_task(_task.id, _task)
+    register_task(_task)

@@ -53,6 +53,7 @@ class InsertTable(WriterDocumentTask):
     """Insert a table holding given data (header row + item rows) at the end of the document."""
 
     id = "writer.insert_table"
+    oracles = ("api", "gui")
     max_steps = 20
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. At the end of the document, insert a table with "
@@ -109,6 +110,7 @@ class HeaderFooterText(WriterDocumentTask):
     """Put a given line of text into the page header or the page footer."""
 
     id = "writer.header_footer_text"
+    oracles = ("api", "gui")
     instruction_template = (
         'The document {path} is open in LibreOffice Writer. Add the text "{text}" to the page {part} '
         "(shown on every page). Then save the document in its current docx format."
@@ -143,6 +145,7 @@ class PageNumbers(WriterDocumentTask):
     """Show the page number on every page, in the footer or the header."""
 
     id = "writer.page_numbers"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Add automatic page numbers to the page {part} "
         "(aligned {alignment}) so that every page shows its number. Then save the document in its current docx format."
@@ -180,6 +183,7 @@ class PageSetup(WriterDocumentTask):
     """Turn the page to landscape and set all four margins."""
 
     id = "writer.page_setup"
+    oracles = ("api", "gui")
     max_steps = 30
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Change the page to landscape orientation and set "
@@ -269,4 +273,4 @@ LAYOUT_TASKS: tuple[type[Task], ...] = (
 )
 
 for _task in LAYOUT_TASKS:
-    register_task(_task.id, _task)
+    register_task(_task)

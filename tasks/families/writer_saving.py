@@ -30,6 +30,7 @@ class SaveAs(WriterDocumentTask):
     """Save a copy of the document as an OpenDocument text or export it as PDF."""
 
     id = "writer.save_as"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Save it {how} as {target}; the docx file may stay as it is."
     )
@@ -90,4 +91,4 @@ class SaveAs(WriterDocumentTask):
 SAVING_TASKS = (SaveAs,)
 
 for _task in SAVING_TASKS:
-    register_task(_task.id, _task)
+    register_task(_task)

@@ -22,6 +22,7 @@ class FormatSentence(WriterDocumentTask):
     """Make one sentence (half of a paragraph) bold, italic or underlined, and nothing else."""
 
     id = "writer.format_sentence"
+    oracles = ("api", "gui")
     instruction_template = (
         'The document {path} is open in LibreOffice Writer. Make exactly the sentence "{target}" {style}, '
         "leaving the rest of its paragraph unchanged. Then save the document in its current docx format."
@@ -64,6 +65,7 @@ class AlignParagraph(WriterDocumentTask):
     """Centre, right-align or justify one paragraph."""
 
     id = "writer.align_paragraph"
+    oracles = ("api", "gui")
     instruction_template = (
         'The document {path} is open in LibreOffice Writer. Make the paragraph that starts with "{start}" '
         "{alignment_words}; the other paragraphs stay left-aligned. Then save the document in its current docx format."
@@ -109,6 +111,7 @@ class DocumentFont(WriterDocumentTask):
     """Set the font family and size of all the document's text, heading included."""
 
     id = "writer.document_font"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Change the font of all its text, the heading "
         "included, to {font} at {size} pt. Then save the document in its current docx format."
@@ -159,6 +162,7 @@ class LineSpacing(WriterDocumentTask):
     """Set the line spacing of every paragraph (1.5 lines or double)."""
 
     id = "writer.line_spacing"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Set the line spacing of every paragraph to "
         "{spacing_words} ({spacing} times single spacing). Then save the document in its current docx format."
@@ -215,6 +219,7 @@ class MakeList(WriterDocumentTask):
     """Turn the paragraphs after the introduction into a bulleted or numbered list."""
 
     id = "writer.make_list"
+    oracles = ("api", "gui")
     instruction_template = (
         "The document {path} is open in LibreOffice Writer. Turn the {count} paragraphs after the first "
         'paragraph (from "{first}" to "{last}") into a {kind} list; the heading and the first paragraph '
@@ -254,4 +259,4 @@ class MakeList(WriterDocumentTask):
 STYLING_TASKS = (FormatSentence, AlignParagraph, DocumentFont, LineSpacing, MakeList)
 
 for _task in STYLING_TASKS:
-    register_task(_task.id, _task)
+    register_task(_task)
