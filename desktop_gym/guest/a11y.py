@@ -175,6 +175,8 @@ def _text_of(node: Any, role: str, limit: int = MAX_TEXT_CHARS) -> str:
     if role not in _TEXT_ROLES or "Text" not in node.get_interfaces():
         return ""
     count = node.get_character_count()
+    if count <= 0:
+        return ""  # most cells and many paragraphs are empty: spare the second round trip
     text = node.get_text(0, min(count, limit))
     return text + ("..." if count > limit else "")
 
@@ -234,8 +236,12 @@ def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Vi
         visit = stack.pop()
         try:
             node = visit.node
-            role = node.get_role_name()
+            # Every property is one D-Bus round trip (~50-90 us); most children of a visible node
+            # are hidden, so ask for the states first and drop hidden ones before role and box.
             states = _states(node, atspi)
+            if visible_only and visit.depth > 0 and ("showing" not in states or "visible" not in states):
+                continue
+            role = node.get_role_name()
             box = _extents(node, atspi) if role != "application" else None
             hidden = "showing" not in states or "visible" not in states or _is_offscreen(box)
             if visible_only and role != "application" and hidden:
