@@ -15,20 +15,17 @@ from ...verifiers import (
     verify_pptx_title_font_size,
 )
 from ...verifiers.result import VerifierResult
-from ..base import Policy, ScriptedPolicy, TaskContext
+from ..base import Policy, TaskContext
 from .impress_deck import (
-    CTRL_S,
-    DONE,
     POINTS,
     PROJECTS,
-    SAVE,
-    DeckTask,
+    SlideTask,
     api_call,
     edit_placeholder,
     go_to_slide,
-    other_index,
+    saved_by_api,
 )
-from .impress_gui import A11yScript, drag_on_slide, menu_path
+from .impress_gui import drag_on_slide, menu_path, saved_by_gui
 
 NOTES = (
     "Start with the numbers from last quarter.", "Ask the team for questions here.",
@@ -38,15 +35,12 @@ CALLOUTS = ("Deadline: Friday", "Budget approved", "Now hiring", "Beta is live",
 FONT_SIZES = (20, 24, 28, 32, 36, 40, 48, 54, 60)  # 44 (the master's size) is left out
 
 
-def _content_slide(rng: np.random.Generator, params: Mapping[str, Any]) -> int:
-    return int(rng.integers(2, len(params["titles"]) + 1))
-
-
-class AddBullets(DeckTask):
+class AddBullets(SlideTask):
     """Append bullet points to the body of a content slide."""
 
     id = "impress.add_bullets"
     oracles = ("api", "gui")
+    first_slide = 2
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. On slide {slide} ('{title}'), add these "
         "bullet points after the existing ones, in this order: {listed}. Then save the file in its "
@@ -55,11 +49,11 @@ class AddBullets(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = _content_slide(rng, params)
+        slide = params["slide"]
         unused = [p for p in POINTS if p not in params["bodies"][slide - 1]]
         new = [str(p) for p in rng.choice(unused, size=2, replace=False)]
         listed = ", ".join(f"'{p}'" for p in new)
-        return {**params, "slide": slide, "title": params["titles"][slide - 1], "new_points": new, "listed": listed}
+        return {**params, "new_points": new, "listed": listed}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -75,23 +69,17 @@ class AddBullets(DeckTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         text = "\n".join([*params["bodies"][params["slide"] - 1], *params["new_points"]])
-        return ScriptedPolicy(
-            [api_call("set_placeholder_text", slide=params["slide"], placeholder="body", text=text), SAVE, DONE]
-        )
+        return saved_by_api(api_call("set_placeholder_text", slide=params["slide"], placeholder="body", text=text))
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Tab twice selects the body placeholder; Ctrl+End puts the cursor after its last bullet.
-        return ScriptedPolicy(
-            [
-                *go_to_slide(params["slide"]),
-                *edit_placeholder(2),
-                'hotkey(keys=["ctrl", "end"])',
-                f"type(text={''.join(chr(10) + point for point in params['new_points'])!r})",
-                'press(key="escape")',
-                'press(key="escape")',
-                CTRL_S,
-                DONE,
-            ]
+        return saved_by_gui(
+            *go_to_slide(params["slide"]),
+            *edit_placeholder(2),
+            'hotkey(keys=["ctrl", "end"])',
+            f"type(text={''.join(chr(10) + point for point in params['new_points'])!r})",
+            'press(key="escape")',
+            'press(key="escape")',
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -100,7 +88,7 @@ class AddBullets(DeckTask):
         return {**params, "new_points": [params["new_points"][0], replacement]}
 
 
-class SpeakerNotes(DeckTask):
+class SpeakerNotes(SlideTask):
     """Write speaker notes for one slide."""
 
     id = "impress.speaker_notes"
@@ -112,37 +100,29 @@ class SpeakerNotes(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
-        return {**params, "slide": slide, "title": params["titles"][slide - 1], "notes_text": str(rng.choice(NOTES))}
+        return {**params, "notes_text": str(rng.choice(NOTES))}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         return verify_pptx_notes(self.saved(ctx), ctx.params["slide"], ctx.params["notes_text"])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = api_call("set_speaker_notes", slide=params["slide"], text=params["notes_text"])
-        return ScriptedPolicy([call, SAVE, DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # In the Notes view, Tab selects the slide picture, then the notes placeholder.
-        return A11yScript(
-            [
-                *go_to_slide(params["slide"]),
-                *menu_path("View", "Notes"),
-                *edit_placeholder(2),
-                f"type(text={params['notes_text']!r})",
-                'press(key="escape")',
-                'press(key="escape")',
-                *menu_path("View", "Normal"),
-                CTRL_S,
-                DONE,
-            ]
+        return saved_by_gui(
+            *go_to_slide(params["slide"]),
+            *menu_path("View", "Notes"),
+            *edit_placeholder(2),
+            f"type(text={params['notes_text']!r})",
+            'press(key="escape")',
+            'press(key="escape")',
+            *menu_path("View", "Normal"),
         )
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
 
-
-class InsertTextBox(DeckTask):
+class InsertTextBox(SlideTask):
     """Add a text box holding a given text to a slide."""
 
     id = "impress.insert_text_box"
@@ -154,9 +134,8 @@ class InsertTextBox(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
         text = f"{rng.choice(CALLOUTS)} ({rng.choice(PROJECTS)})"
-        return {**params, "slide": slide, "title": params["titles"][slide - 1], "text": text}
+        return {**params, "text": text}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -170,28 +149,21 @@ class InsertTextBox(DeckTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = api_call("add_text_box", slide=params["slide"], text=params["text"], x_cm=2.0, y_cm=14.0)
-        return ScriptedPolicy([call, SAVE, DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Drawn in the strip below the body placeholder: pressed on a placeholder, the tool would edit it.
-        return A11yScript(
-            [
-                *go_to_slide(params["slide"]),
-                *menu_path("Insert", "Text Box"),
-                drag_on_slide((0.1, 0.9), (0.6, 0.97)),
-                f"type(text={params['text']!r})",
-                'press(key="escape")',
-                'press(key="escape")',
-                CTRL_S,
-                DONE,
-            ]
+        return saved_by_gui(
+            *go_to_slide(params["slide"]),
+            *menu_path("Insert", "Text Box"),
+            drag_on_slide((0.1, 0.9), (0.6, 0.97)),
+            f"type(text={params['text']!r})",
+            'press(key="escape")',
+            'press(key="escape")',
         )
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
 
-
-class TitleFontSize(DeckTask):
+class TitleFontSize(SlideTask):
     """Set the font size of one slide's title."""
 
     id = "impress.title_font_size"
@@ -203,17 +175,16 @@ class TitleFontSize(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
         size = int(rng.choice(FONT_SIZES))
         # The title is the first shape of every slide of the input deck (get_shapes numbering).
-        return {**params, "slide": slide, "title": params["titles"][slide - 1], "size": size, "title_shape": 1}
+        return {**params, "size": size, "title_shape": 1}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         return verify_pptx_title_font_size(self.saved(ctx), ctx.params["slide"], ctx.params["size"])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = api_call("set_font_size", slide=params["slide"], shape=params["title_shape"], size=params["size"])
-        return ScriptedPolicy([call, SAVE, DONE])
+        return saved_by_api(call)
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "size": int(rng.choice([s for s in FONT_SIZES if s != params["size"]]))}

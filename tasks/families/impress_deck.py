@@ -8,13 +8,13 @@ a few bullet points), all with distinct titles so that the verifiers can check t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...verifiers.result import VerifierResult
 from ..artifacts import pptx_bytes
-from ..base import Task, TaskContext
+from ..base import ScriptedPolicy, Task, TaskContext
 
 TOPICS = (
     "Budget", "Hiring", "Roadmap", "Security", "Marketing", "Logistics", "Research", "Training",
@@ -79,6 +79,11 @@ def api_call(method: str, **kwargs: Any) -> str:
     return f"ImpressTools.{method}({', '.join(f'{key}={value!r}' for key, value in kwargs.items())})"
 
 
+def saved_by_api(*calls: str) -> ScriptedPolicy:
+    """The API oracle playing ``calls``, then saving the deck and declaring success."""
+    return ScriptedPolicy([*calls, SAVE, DONE])
+
+
 def go_to_slide(slide: int) -> list[str]:
     """Keys that show slide ``slide`` in the edit view: Home, then Page Down one key per step."""
     return ['press(key="home")', *['press(key="pagedown")'] * (slide - 1)]
@@ -114,3 +119,21 @@ class DeckTask(Task):
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         raise NotImplementedError
+
+
+class SlideTask(DeckTask):
+    """A task on one slide of the deck: ``slide`` (drawn from ``first_slide`` on) and its ``title``.
+
+    Subclasses add their own parameters after these; the default perturbation picks another slide.
+    """
+
+    #: 2 keeps the title slide out (a content slide, or one that may be deleted or moved).
+    first_slide: ClassVar[int] = 1
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        params = super().sample_params(rng)
+        slide = int(rng.integers(self.first_slide, len(params["titles"]) + 1))
+        return {**params, "slide": slide, "title": params["titles"][slide - 1]}
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"], low=self.first_slide)}

@@ -10,15 +10,21 @@ import numpy as np
 
 from ...verifiers import verify_pptx_autoshape, verify_pptx_shapes
 from ...verifiers.result import VerifierResult
-from ..base import Policy, ScriptedPolicy, TaskContext
+from ..base import Policy, TaskContext
 from .impress_content import CALLOUTS
-from .impress_deck import CTRL_S, DONE, SAVE, DeckTask, api_call, go_to_slide, other_choice, other_index
-from .impress_gui import A11yScript, click_node, drag_on_slide
+from .impress_deck import (
+    SlideTask,
+    api_call,
+    go_to_slide,
+    other_choice,
+    saved_by_api,
+)
+from .impress_gui import click_node, drag_on_slide, saved_by_gui
 
 SHAPES = {"rectangle": "rect", "ellipse": "ellipse"}  # ImpressTools kind -> DrawingML preset
 
 
-class InsertShape(DeckTask):
+class InsertShape(SlideTask):
     """Draw a rectangle or an ellipse with a label on a slide."""
 
     id = "impress.insert_shape"
@@ -30,12 +36,9 @@ class InsertShape(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
         kind = str(rng.choice(list(SHAPES)))
         return {
             **params,
-            "slide": slide,
-            "title": params["titles"][slide - 1],
             "kind": kind,
             "article": "an" if kind == "ellipse" else "a",
             "label": str(rng.choice(CALLOUTS)),
@@ -50,21 +53,17 @@ class InsertShape(DeckTask):
             "add_shape", slide=params["slide"], kind=params["kind"], x_cm=2.0, y_cm=12.0, width_cm=8.0,
             height_cm=4.0, text=params["label"],
         )  # fmt: skip
-        return ScriptedPolicy([call, SAVE, DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # The Drawing toolbar's button, a drag below the body placeholder, then typing labels the shape.
-        return A11yScript(
-            [
-                *go_to_slide(params["slide"]),
-                click_node("push button", params["kind"].capitalize(), within=("tool bar", "Drawing")),
-                drag_on_slide((0.1, 0.88), (0.5, 0.98)),
-                f"type(text={params['label']!r})",
-                'press(key="escape")',
-                'press(key="escape")',
-                CTRL_S,
-                DONE,
-            ]
+        return saved_by_gui(
+            *go_to_slide(params["slide"]),
+            click_node("push button", params["kind"].capitalize(), within=("tool bar", "Drawing")),
+            drag_on_slide((0.1, 0.88), (0.5, 0.98)),
+            f"type(text={params['label']!r})",
+            'press(key="escape")',
+            'press(key="escape")',
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -87,7 +86,7 @@ def png_bytes(rng_colors: list[tuple[int, int, int]], size: tuple[int, int] = (1
     return buffer.getvalue()
 
 
-class InsertImage(DeckTask):
+class InsertImage(SlideTask):
     """Insert a picture file (written by setup) into a slide."""
 
     id = "impress.insert_image"
@@ -99,10 +98,9 @@ class InsertImage(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
         colors = [[int(c) for c in rng.integers(0, 256, size=3)] for _ in range(3)]
         image = f"~/Pictures/{rng.choice(IMAGE_NAMES)}.png"
-        return {**params, "slide": slide, "title": params["titles"][slide - 1], "image": image, "colors": colors}
+        return {**params, "image": image, "colors": colors}
 
     def write_inputs(self, ctx: TaskContext) -> None:
         ctx.client.put_file(ctx.params["image"], png_bytes([tuple(c) for c in ctx.params["colors"]]))
@@ -111,10 +109,7 @@ class InsertImage(DeckTask):
         return verify_pptx_shapes(self.saved(ctx), ctx.params["slide"], kind="picture", min_count=1)
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([api_call("insert_image", slide=params["slide"], path=params["image"]), SAVE, DONE])
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
+        return saved_by_api(api_call("insert_image", slide=params["slide"], path=params["image"]))
 
 
 DRAWING_TASKS = (InsertShape, InsertImage)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...guest.a11y_text import A11yLine, A11yNodeNotFoundError, parse_tree, require_node
+from .impress_deck import CTRL_S, DONE
 
 Step = str | Callable[[Mapping[str, Any]], str]
 
@@ -85,3 +86,8 @@ class A11yScript:
         step = self._steps[self._index]
         self._index += 1
         return step(observation) if callable(step) else step
+
+
+def saved_by_gui(*steps: Step) -> A11yScript:
+    """The GUI oracle playing ``steps``, then saving with Ctrl+S and declaring success."""
+    return A11yScript([*steps, CTRL_S, DONE])

@@ -17,7 +17,7 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from .impress_deck import DONE, SAVE, TOPICS, DeckTask, api_call, other_choice, other_index
+from .impress_deck import DONE, TOPICS, DeckTask, SlideTask, api_call, other_choice, other_index, saved_by_api
 
 COLORS = {
     "yellow": "FFFF00", "light blue": "ADD8E6", "orange": "FFA500", "light green": "90EE90",
@@ -30,7 +30,7 @@ TRANSITIONS = {
 }  # fmt: skip
 
 
-class BackgroundColor(DeckTask):
+class BackgroundColor(SlideTask):
     """Give one slide a solid background colour."""
 
     id = "impress.background_color"
@@ -42,12 +42,9 @@ class BackgroundColor(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
         name = str(rng.choice(list(COLORS)))
         return {
             **params,
-            "slide": slide,
-            "title": params["titles"][slide - 1],
             "color_name": name,
             "color": COLORS[name],
         }
@@ -57,14 +54,14 @@ class BackgroundColor(DeckTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = api_call("set_slide_background", slide=params["slide"], color=f"#{params['color']}")
-        return ScriptedPolicy([call, SAVE, DONE])
+        return saved_by_api(call)
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         name = other_choice(rng, list(COLORS), params["color_name"])
         return {**params, "color_name": name, "color": COLORS[name]}
 
 
-class SlideTransition(DeckTask):
+class SlideTransition(SlideTask):
     """Set the transition effect of one slide."""
 
     id = "impress.transition"
@@ -76,12 +73,9 @@ class SlideTransition(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
         effect = str(rng.choice(list(TRANSITIONS)))
         return {
             **params,
-            "slide": slide,
-            "title": params["titles"][slide - 1],
             "effect": effect,
             "effect_name": effect.replace("_", " "),
         }
@@ -91,7 +85,7 @@ class SlideTransition(DeckTask):
         return verify_pptx_transitions(self.saved(ctx), slide=p["slide"], transition_type=TRANSITIONS[p["effect"]])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([api_call("set_transition", slide=params["slide"], effect=params["effect"]), SAVE, DONE])
+        return saved_by_api(api_call("set_transition", slide=params["slide"], effect=params["effect"]))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "effect": other_choice(rng, list(TRANSITIONS), params["effect"])}

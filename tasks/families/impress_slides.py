@@ -13,21 +13,20 @@ import numpy as np
 
 from ...verifiers import verify_pptx_layout, verify_pptx_slide_titles
 from ...verifiers.result import VerifierResult
-from ..base import Policy, ScriptedPolicy, TaskContext
+from ..base import Policy, TaskContext
 from .impress_deck import (
-    CTRL_S,
-    DONE,
     PROJECTS,
-    SAVE,
     TOPICS,
     DeckTask,
+    SlideTask,
     api_call,
     edit_placeholder,
     go_to_slide,
     other_choice,
     other_index,
+    saved_by_api,
 )
-from .impress_gui import A11yScript, menu_path
+from .impress_gui import menu_path, saved_by_gui
 
 
 class AddSlide(DeckTask):
@@ -50,20 +49,16 @@ class AddSlide(DeckTask):
         return verify_pptx_slide_titles(self.saved(ctx), [*ctx.params["titles"], ctx.params["new_title"]])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([api_call("add_slide", title=params["new_title"]), SAVE, DONE])
+        return saved_by_api(api_call("add_slide", title=params["new_title"]))
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Ctrl+M inserts a slide after the shown one; Tab selects its title, Enter edits it.
-        return ScriptedPolicy(
-            [
-                'press(key="end")',
-                'hotkey(keys=["ctrl", "m"])',
-                *edit_placeholder(1),
-                f"type(text={params['new_title']!r})",
-                'press(key="escape")',
-                CTRL_S,
-                DONE,
-            ]
+        return saved_by_gui(
+            'press(key="end")',
+            'hotkey(keys=["ctrl", "m"])',
+            *edit_placeholder(1),
+            f"type(text={params['new_title']!r})",
+            'press(key="escape")',
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -94,39 +89,31 @@ class SetTitle(DeckTask):
         return verify_pptx_slide_titles(self.saved(ctx), titles)
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([api_call("set_title", slide=params["slide"], title=params["new_title"]), SAVE, DONE])
+        return saved_by_api(api_call("set_title", slide=params["slide"], title=params["new_title"]))
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy(
-            [
-                *go_to_slide(params["slide"]),
-                *edit_placeholder(1),
-                'hotkey(keys=["ctrl", "a"])',
-                f"type(text={params['new_title']!r})",
-                'press(key="escape")',
-                CTRL_S,
-                DONE,
-            ]
+        return saved_by_gui(
+            *go_to_slide(params["slide"]),
+            *edit_placeholder(1),
+            'hotkey(keys=["ctrl", "a"])',
+            f"type(text={params['new_title']!r})",
+            'press(key="escape")',
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
 
 
-class DeleteSlide(DeckTask):
+class DeleteSlide(SlideTask):
     """Delete the slide with a given title."""
 
     id = "impress.delete_slide"
     oracles = ("api", "gui")
+    first_slide = 2
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Delete the slide titled '{title}', "
         "then save the file in its current pptx format."
     )
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        params = super().sample_params(rng)
-        slide = int(rng.integers(2, len(params["titles"]) + 1))
-        return {**params, "slide": slide, "title": params["titles"][slide - 1]}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -134,16 +121,13 @@ class DeleteSlide(DeckTask):
         return verify_pptx_slide_titles(self.saved(ctx), titles)
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([api_call("delete_slide", slide=params["slide"]), SAVE, DONE])
+        return saved_by_api(api_call("delete_slide", slide=params["slide"]))
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return A11yScript([*go_to_slide(params["slide"]), *menu_path("Slide", "Delete Slide"), CTRL_S, DONE])
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"], low=2)}
+        return saved_by_gui(*go_to_slide(params["slide"]), *menu_path("Slide", "Delete Slide"))
 
 
-class DuplicateSlide(DeckTask):
+class DuplicateSlide(SlideTask):
     """Duplicate one slide; the copy follows the original."""
 
     id = "impress.duplicate_slide"
@@ -153,11 +137,6 @@ class DuplicateSlide(DeckTask):
         "that the copy comes right after it, then save the file in its current pptx format."
     )
 
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        params = super().sample_params(rng)
-        slide = int(rng.integers(1, len(params["titles"]) + 1))
-        return {**params, "slide": slide, "title": params["titles"][slide - 1]}
-
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
         titles = list(p["titles"])
@@ -165,13 +144,10 @@ class DuplicateSlide(DeckTask):
         return verify_pptx_slide_titles(self.saved(ctx), titles)
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy([api_call("duplicate_slide", slide=params["slide"]), SAVE, DONE])
+        return saved_by_api(api_call("duplicate_slide", slide=params["slide"]))
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return A11yScript([*go_to_slide(params["slide"]), *menu_path("Slide", "Duplicate Slide"), CTRL_S, DONE])
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
+        return saved_by_gui(*go_to_slide(params["slide"]), *menu_path("Slide", "Duplicate Slide"))
 
 
 class MoveSlide(DeckTask):
@@ -199,9 +175,7 @@ class MoveSlide(DeckTask):
         return verify_pptx_slide_titles(self.saved(ctx), titles)
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy(
-            [api_call("move_slide", slide=params["slide"], new_position=params["target"]), SAVE, DONE]
-        )
+        return saved_by_api(api_call("move_slide", slide=params["slide"], new_position=params["target"]))
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Slide > Move > Slide Up/Down moves the shown slide one place; it stays the shown slide.
@@ -209,7 +183,7 @@ class MoveSlide(DeckTask):
         moves = [
             step for _ in range(abs(params["target"] - params["slide"])) for step in menu_path("Slide", "Move", item)
         ]
-        return A11yScript([*go_to_slide(params["slide"]), *moves, CTRL_S, DONE])
+        return saved_by_gui(*go_to_slide(params["slide"]), *moves)
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         avoid = [params["target"], params["slide"]]
@@ -227,11 +201,12 @@ LAYOUT_CHOICES = {
 }
 
 
-class ChangeLayout(DeckTask):
+class ChangeLayout(SlideTask):
     """Change the layout of one content slide."""
 
     id = "impress.change_layout"
     oracles = ("api", "gui")
+    first_slide = 2
     instruction_template = (
         "The presentation {path} is open in LibreOffice Impress. Change the layout of slide {slide} "
         "('{title}') to '{layout}', then save the file in its current pptx format."
@@ -239,9 +214,8 @@ class ChangeLayout(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        slide = int(rng.integers(2, len(params["titles"]) + 1))
         layout = str(rng.choice(list(LAYOUT_CHOICES)))
-        return {**params, "slide": slide, "title": params["titles"][slide - 1], "layout": layout}
+        return {**params, "layout": layout}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -249,12 +223,10 @@ class ChangeLayout(DeckTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         layout = LAYOUT_CHOICES[params["layout"]][0]
-        return ScriptedPolicy([api_call("set_slide_layout", slide=params["slide"], layout=layout), SAVE, DONE])
+        return saved_by_api(api_call("set_slide_layout", slide=params["slide"], layout=layout))
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return A11yScript(
-            [*go_to_slide(params["slide"]), *menu_path("Slide", "Layout", params["layout"]), CTRL_S, DONE]
-        )
+        return saved_by_gui(*go_to_slide(params["slide"]), *menu_path("Slide", "Layout", params["layout"]))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "layout": other_choice(rng, list(LAYOUT_CHOICES), params["layout"])}
