@@ -19,7 +19,7 @@ from ...guest.a11y_text import find_node as a11y_find_node
 from ...verifiers import verify_document_text
 from ...verifiers.result import VerifierResult
 from ..artifacts import docx_bytes
-from ..base import Task, TaskContext
+from ..base import ScriptedPolicy, Task, TaskContext
 
 Step = str | Callable[[Mapping[str, Any]], str | None]
 
@@ -248,3 +248,13 @@ def find_and_select(text: str) -> list[Step]:
 
 SAVE = keys("ctrl", "s")
 DONE = "exit(success=True)"
+
+
+def saved_by_api(*calls: str) -> ScriptedPolicy:
+    """The API oracle playing ``calls``, then ``WriterTools.save()`` and declaring success."""
+    return ScriptedPolicy([*calls, "WriterTools.save()", DONE])
+
+
+def saved_by_gui(*steps: Step) -> GuiScript:
+    """The GUI oracle playing ``steps``, then saving with Ctrl+S and declaring success."""
+    return GuiScript([*steps, SAVE, DONE])

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...verifiers import all_of, verify_docx_paragraph_style
 from ...verifiers.result import VerifierResult
-from ..base import Policy, ScriptedPolicy, TaskContext
+from ..base import Policy, TaskContext
 from ..registry import register_task
 from .writer_base import (
     DONE,
@@ -19,6 +19,8 @@ from .writer_base import (
     WriterDocumentTask,
     click_node,
     keys,
+    saved_by_api,
+    saved_by_gui,
     typed,
     when_present,
 )
@@ -55,14 +57,12 @@ class InsertParagraphAfter(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         index = params["after"] + 2  # the heading is paragraph 0; insert before the anchor's successor
-        return ScriptedPolicy(
-            [f"WriterTools.insert_paragraph(index={index}, text={params['sentence']!r})", "WriterTools.save()", DONE]
-        )
+        return saved_by_api(f"WriterTools.insert_paragraph(index={index}, text={params['sentence']!r})")
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # ctrl+down jumps to the start of the next paragraph: heading -> ... -> the anchor's successor.
         moves = [keys("ctrl", "down")] * (params["after"] + 2)
-        return GuiScript([keys("ctrl", "home"), *moves, typed(params["sentence"]), keys("enter"), SAVE, DONE])
+        return saved_by_gui(keys("ctrl", "home"), *moves, typed(params["sentence"]), keys("enter"))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "sentence": params["sentence"][:-1] + "!"}
@@ -97,26 +97,14 @@ class InsertHeading(WriterDocumentTask):
         )
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy(
-            [
-                f"WriterTools.insert_paragraph(index=0, text={params['title']!r}, style='Heading {params['level']}')",
-                "WriterTools.save()",
-                DONE,
-            ]
+        return saved_by_api(
+            f"WriterTools.insert_paragraph(index=0, text={params['title']!r}, style='Heading {params['level']}')"
         )
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Enter at the start of the first paragraph opens an empty one above it; ctrl+N sets Heading N.
-        return GuiScript(
-            [
-                keys("ctrl", "home"),
-                keys("enter"),
-                keys("up"),
-                typed(params["title"]),
-                keys("ctrl", str(params["level"])),
-                SAVE,
-                DONE,
-            ]
+        return saved_by_gui(
+            keys("ctrl", "home"), keys("enter"), keys("up"), typed(params["title"]), keys("ctrl", str(params["level"]))
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -146,16 +134,12 @@ class DeleteParagraph(WriterDocumentTask):
         return self.verify_text_equals(ctx, self.body(p, kept))
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy(
-            [f"WriterTools.delete_paragraph(paragraph={params['target'] + 1})", "WriterTools.save()", DONE]
-        )
+        return saved_by_api(f"WriterTools.delete_paragraph(paragraph={params['target'] + 1})")
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         moves = [keys("ctrl", "down")] * (params["target"] + 1)
         # Select to the paragraph's end, delete the text, then the (now empty) paragraph's break.
-        return GuiScript(
-            [keys("ctrl", "home"), *moves, keys("ctrl", "shift", "down"), keys("delete"), keys("delete"), SAVE, DONE]
-        )
+        return saved_by_gui(keys("ctrl", "home"), *moves, keys("ctrl", "shift", "down"), keys("delete"), keys("delete"))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "target": (params["target"] + 1) % len(params["paragraphs"])}
@@ -192,7 +176,7 @@ class ReplaceWord(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.find_replace(find={params['old']!r}, replace={params['new']!r}, match_case=True)"
-        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         return GuiScript(replace_all_steps(params["old"], params["new"]) + [SAVE, DONE])
@@ -250,7 +234,7 @@ class ReformatDates(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.find_replace(find={self.FIND!r}, replace={self._replacement(params)!r}, regex=True)"
-        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         return GuiScript(replace_all_steps(self.FIND, self._replacement(params), regex=True) + [SAVE, DONE])

@@ -19,15 +19,14 @@ from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
 from ..registry import register_task
 from .writer_base import (
-    DONE,
     KEYWORDS,
-    SAVE,
-    GuiScript,
     Step,
     WriterDocumentTask,
     click_beside,
     click_node,
     keys,
+    saved_by_api,
+    saved_by_gui,
     typed,
     when_present,
 )
@@ -78,26 +77,22 @@ class InsertTable(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.insert_table(rows={params['rows']}, columns=3, data={params['data']!r})"
-        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Table > Insert Table (ctrl+F12): the dialog opens in its Name field; tab on to Columns, then Rows.
         cells = "\t".join(cell for row in params["data"] for cell in row)
-        return GuiScript(
-            [
-                keys("ctrl", "end"),
-                keys("ctrl", "f12"),
-                when_present("dialog", "Insert Table", keys("tab")),
-                keys("ctrl", "a"),
-                typed("3"),
-                keys("tab"),
-                keys("ctrl", "a"),
-                typed(str(params["rows"])),
-                click_node("push button", "Insert", within=("dialog", "Insert Table")),
-                typed(cells),  # tab moves to the next cell
-                SAVE,
-                DONE,
-            ]
+        return saved_by_gui(
+            keys("ctrl", "end"),
+            keys("ctrl", "f12"),
+            when_present("dialog", "Insert Table", keys("tab")),
+            keys("ctrl", "a"),
+            typed("3"),
+            keys("tab"),
+            keys("ctrl", "a"),
+            typed(str(params["rows"])),
+            click_node("push button", "Insert", within=("dialog", "Insert Table")),
+            typed(cells),  # tab moves to the next cell
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -130,12 +125,10 @@ class HeaderFooterText(WriterDocumentTask):
         return verify_docx_header_footer(self.saved(ctx), p["text"], part=p["part"])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy(
-            [f"WriterTools.set_{params['part']}_text(text={params['text']!r})", "WriterTools.save()", DONE]
-        )
+        return saved_by_api(f"WriterTools.set_{params['part']}_text(text={params['text']!r})")
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return GuiScript([*open_header_or_footer(params["part"]), typed(params["text"]), SAVE, DONE])
+        return saved_by_gui(*open_header_or_footer(params["part"]), typed(params["text"]))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "part": "footer" if params["part"] == "header" else "header"}
@@ -164,13 +157,13 @@ class PageNumbers(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.insert_page_numbers(position={params['part']!r}, alignment={params['alignment']!r})"
-        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # In the new header/footer: Insert > Field > Page Number, then align its paragraph.
         insert_field = [keys("alt", "i"), click_node("menu", "Field"), click_node("menu item", "Page Number")]
         align = keys("ctrl", ALIGN_KEYS[params["alignment"]])
-        return GuiScript([*open_header_or_footer(params["part"]), *insert_field, align, SAVE, DONE])
+        return saved_by_gui(*open_header_or_footer(params["part"]), *insert_field, align)
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "part": "footer" if params["part"] == "header" else "header"}
@@ -204,13 +197,9 @@ class PageSetup(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         m = params["margin"]
-        return ScriptedPolicy(
-            [
-                "WriterTools.set_page_orientation(orientation='landscape')",
-                f"WriterTools.set_page_margins(top_cm={m}, bottom_cm={m}, left_cm={m}, right_cm={m})",
-                "WriterTools.save()",
-                DONE,
-            ]
+        return saved_by_api(
+            "WriterTools.set_page_orientation(orientation='landscape')",
+            f"WriterTools.set_page_margins(top_cm={m}, bottom_cm={m}, left_cm={m}, right_cm={m})",
         )
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
@@ -220,17 +209,13 @@ class PageSetup(WriterDocumentTask):
         for side in ("Left:", "Right:", "Top:", "Bottom:"):
             field = click_beside(side, "spin button", within=("panel", "Margins"))
             margins += [field, keys("ctrl", "a"), typed(f"{params['margin']:g} cm\t")]
-        return GuiScript(
-            [
-                keys("alt", "o"),
-                click_node("menu item", "Page Style..."),
-                click_node("page tab", "Page"),
-                click_node("radio button", "Landscape"),
-                *margins,
-                click_node("push button", "OK"),
-                SAVE,
-                DONE,
-            ]
+        return saved_by_gui(
+            keys("alt", "o"),
+            click_node("menu item", "Page Style..."),
+            click_node("page tab", "Page"),
+            click_node("radio button", "Landscape"),
+            *margins,
+            click_node("push button", "OK"),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:

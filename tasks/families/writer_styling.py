@@ -9,9 +9,20 @@ import numpy as np
 
 from ...verifiers import all_of, verify_docx_alignment, verify_docx_font, verify_docx_line_spacing, verify_docx_list
 from ...verifiers.result import VerifierResult
-from ..base import Policy, ScriptedPolicy, TaskContext
+from ..base import Policy, TaskContext
 from ..registry import register_task
-from .writer_base import DONE, SAVE, GuiScript, WriterDocumentTask, click_node, find_and_select, keys, typed
+from .writer_base import (
+    DONE,
+    SAVE,
+    GuiScript,
+    WriterDocumentTask,
+    click_node,
+    find_and_select,
+    keys,
+    saved_by_api,
+    saved_by_gui,
+    typed,
+)
 
 STYLE_KEYS = {"bold": "b", "italic": "i", "underline": "u"}
 ALIGN_KEYS = {"center": "e", "right": "r", "justify": "j"}
@@ -51,10 +62,10 @@ class FormatSentence(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.set_{params['style']}(match_text={params['target']!r})"
-        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return GuiScript([*find_and_select(params["target"]), keys("ctrl", STYLE_KEYS[params["style"]]), SAVE, DONE])
+        return saved_by_gui(*find_and_select(params["target"]), keys("ctrl", STYLE_KEYS[params["style"]]))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         others = [style for style in sorted(STYLE_KEYS) if style != params["style"]]
@@ -93,10 +104,10 @@ class AlignParagraph(WriterDocumentTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.set_alignment(alignment={params['alignment']!r}, paragraph={params['target'] + 1})"
-        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return GuiScript([*find_and_select(params["start"]), keys("ctrl", ALIGN_KEYS[params["alignment"]]), SAVE, DONE])
+        return saved_by_gui(*find_and_select(params["start"]), keys("ctrl", ALIGN_KEYS[params["alignment"]]))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         others = [a for a in sorted(ALIGN_KEYS) if a != params["alignment"]]
@@ -129,29 +140,21 @@ class DocumentFont(WriterDocumentTask):
         return all_of([verify_docx_font(saved, text, name=p["font"], size=p["size"]) for text in self.body(p)])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy(
-            [
-                f"WriterTools.set_font_name(font_name={params['font']!r})",
-                f"WriterTools.set_font_size(size={params['size']})",
-                "WriterTools.save()",
-                DONE,
-            ]
+        return saved_by_api(
+            f"WriterTools.set_font_name(font_name={params['font']!r})",
+            f"WriterTools.set_font_size(size={params['size']})",
         )
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Select everything, then type into the Formatting toolbar's font name and size boxes.
-        return GuiScript(
-            [
-                keys("ctrl", "a"),
-                click_node("text", "", within=("panel", "Font Name")),
-                keys("ctrl", "a"),
-                typed(params["font"] + "\n"),
-                click_node("text", "", within=("panel", "Font Size")),
-                keys("ctrl", "a"),
-                typed(f"{params['size']}\n"),
-                SAVE,
-                DONE,
-            ]
+        return saved_by_gui(
+            keys("ctrl", "a"),
+            click_node("text", "", within=("panel", "Font Name")),
+            keys("ctrl", "a"),
+            typed(params["font"] + "\n"),
+            click_node("text", "", within=("panel", "Font Size")),
+            keys("ctrl", "a"),
+            typed(f"{params['size']}\n"),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -181,22 +184,16 @@ class LineSpacing(WriterDocumentTask):
         return all_of([verify_docx_line_spacing(saved, text, multiple=p["spacing"]) for text in self.body(p)])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return ScriptedPolicy(
-            [f"WriterTools.set_line_spacing(spacing={params['spacing']})", "WriterTools.save()", DONE]
-        )
+        return saved_by_api(f"WriterTools.set_line_spacing(spacing={params['spacing']})")
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         # Select everything, then Format > Spacing > "Line Spacing: 1.5" (or ": 2").
         item = f"Line Spacing: {params['spacing']:g}"
-        return GuiScript(
-            [
-                keys("ctrl", "a"),
-                keys("alt", "o"),
-                click_node("menu", "Spacing"),
-                click_node("check menu item", item, within=("menu", "Spacing")),
-                SAVE,
-                DONE,
-            ]
+        return saved_by_gui(
+            keys("ctrl", "a"),
+            keys("alt", "o"),
+            click_node("menu", "Spacing"),
+            click_node("check menu item", item, within=("menu", "Spacing")),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -243,7 +240,7 @@ class MakeList(WriterDocumentTask):
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         last = len(params["paragraphs"])  # the heading is paragraph 0, the introduction 1, the items 2..last
         call = f"WriterTools.set_list(first_paragraph=2, last_paragraph={last}, list_type={params['kind']!r})"
-        return ScriptedPolicy([call, "WriterTools.save()", DONE])
+        return saved_by_api(call)
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
         toggle = keys("f12") if params["kind"] == "numbered" else keys("shift", "f12")
