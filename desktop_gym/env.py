@@ -401,19 +401,24 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         if "a11y_tree" in parts:
             tree = None if crashed else self._safe(lambda: self._client.a11y_tree(True, self.a11y_max_nodes))
             observation["a11y_tree"] = tree or ""
-        if "focused_app" in parts:
-            window = None if crashed else self._safe(self._client.focused_window)
-            observation["focused_app"] = window.app if window is not None else ""
+        focus = None
         if "app_info" in parts or "api" in parts or self.exposure.follows_focus:
-            self._observe_apis(observation, crashed)
+            focus = self._observe_apis(observation, crashed)
+        if "focused_app" in parts:  # the app key ("calc"); the window's class is its own part
+            if focus is None and not crashed:
+                focus = self._safe(self._client.focused_app)
+            observation["focused_app"] = focus.app if focus is not None else ""
+        if "focused_window_class" in parts:
+            window = None if crashed else self._safe(self._client.focused_window)
+            observation["focused_window_class"] = window.app if window is not None else ""
         if "last_action_result" in parts:
             observation["last_action_result"] = result or ""
         if "last_action_error" in parts:
             observation["last_action_error"] = error or ""
         return observation
 
-    def _observe_apis(self, observation: dict[str, Any], crashed: bool) -> None:
-        """Fill ``app_info`` and ``api`` from the focused app, and note which APIs are offered."""
+    def _observe_apis(self, observation: dict[str, Any], crashed: bool) -> AppFocus | None:
+        """Fill ``app_info`` and ``api`` from the focused app, note which APIs are offered; the focus."""
         assert self._client is not None
         parts = self.observation_parts
         info = None
@@ -428,6 +433,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             observation["app_info"] = info.summary[: self.app_info_max_chars] if info else ""
         if "api" in parts:
             observation["api"] = self.exposure.api_prompt(self._offered_apps)
+        return info
 
     @staticmethod
     def _safe(call: Any) -> Any:

@@ -18,6 +18,7 @@ OBSERVATION_KEYS = (
     "screenshot",
     "a11y_tree",
     "focused_app",
+    "focused_window_class",
     "app_info",
     "api",
     "last_action_result",

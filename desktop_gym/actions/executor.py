@@ -51,7 +51,7 @@ from desktop_gym.guest.apps.spec import app_aliases
 from desktop_gym.guest.types import GuestError
 
 if TYPE_CHECKING:
-    from desktop_gym.guest.client import GuestClient
+    from desktop_gym.actions.target import ActionTarget
 
 MAX_WAIT_SECONDS = 5.0
 _INT64 = 2**63
@@ -201,7 +201,7 @@ def action_name(action: Action) -> str:
 
 def execute(
     action: Action,
-    client: GuestClient,
+    client: ActionTarget,
     screen_size: tuple[int, int],
     *,
     sleep: Callable[[float], None] = time.sleep,
@@ -237,7 +237,7 @@ def execute(
 
 def _perform(
     action: Action,
-    client: GuestClient,
+    client: ActionTarget,
     screen: tuple[int, int],
     sleep: Callable[[float], None],
     allowance: StepAllowance,
@@ -290,7 +290,7 @@ def _perform(
     return ActionOutcome()
 
 
-def _drag(action: Drag, client: GuestClient, screen: tuple[int, int]) -> None:
+def _drag(action: Drag, client: ActionTarget, screen: tuple[int, int]) -> None:
     x2, y2 = resolve_point(action.x, action.y, action.normalized, screen)
     assert x2 is not None and y2 is not None
     if action.from_x is None or action.from_y is None:
@@ -303,7 +303,7 @@ def _drag(action: Drag, client: GuestClient, screen: tuple[int, int]) -> None:
     client.drag(x1, y1, x2, y2, button=action.button)
 
 
-def _type_text(action: TypeText, client: GuestClient, screen: tuple[int, int]) -> None:
+def _type_text(action: TypeText, client: ActionTarget, screen: tuple[int, int]) -> None:
     if action.x is not None and action.y is not None:
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
         client.click(x, y)
@@ -315,7 +315,7 @@ def _type_text(action: TypeText, client: GuestClient, screen: tuple[int, int]) -
         client.press("enter")
 
 
-def _api_call(action: ApiCall, client: GuestClient) -> ActionOutcome:
+def _api_call(action: ApiCall, client: ActionTarget) -> ActionOutcome:
     # The guest checks the arguments and runs the method on the live app (GuestError -> error).
     result_json = client.call_api(action.app_class, action.method, json.dumps(action.kwargs))
     result = json.loads(result_json) if result_json else None

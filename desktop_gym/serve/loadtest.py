@@ -117,6 +117,15 @@ class StandInGuestClient:
     ) -> AppFocus:
         return AppFocus(app="", tool_class="", summary="", window_id=None, modified=False)
 
+    def focused_app(self, timeout: float = 10.0) -> AppFocus:
+        return self.app_info(timeout=timeout)
+
+    def app_summary(self, app: str | None = None, max_chars: int = 5000, timeout: float = 10.0) -> str:
+        return ""
+
+    def document_modified(self, app: str, timeout: float = 10.0) -> bool:
+        return False
+
     def close(self) -> None:
         return None
 

@@ -1,19 +1,21 @@
 """RecordingGuestClient: a test double of GuestClient for executor unit tests.
 
 It is NOT a desktop: it records the calls the executor makes, in order, so tests can check the
-mapping from typed actions to guest calls without starting X. End-to-end behaviour (that a
-click really clicks) is tested against a live desktop elsewhere.
+mapping from typed actions to guest calls without starting X. It implements the executor's
+``ActionTarget`` Protocol, whose signatures ``test_action_target.py`` checks against GuestClient.
+End-to-end behaviour (that a click really clicks) is tested against a live desktop elsewhere.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from desktop_gym.actions.target import ActionTarget
 from desktop_gym.guest.types import AppInfo, GuestError
 
 
-class RecordingGuestClient:
-    """Records GuestClient calls as ``(method, {argument: value})`` tuples.
+class RecordingGuestClient(ActionTarget):
+    """Records the executor's calls (:class:`ActionTarget`) as ``(method, {argument: value})`` tuples.
 
     Args:
         screen: What ``screen_size()`` answers.

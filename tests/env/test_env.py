@@ -44,7 +44,7 @@ def test_reset_returns_observation_inside_space(env):
     observation, info = env.reset(seed=3, options={"task_id": "starter.calc_fill_totals"})
     assert env.observation_space.contains(observation)
     assert observation["screenshot"].shape == (720, 1280, 3)
-    assert observation["focused_app"] == "libreoffice-calc"
+    assert observation["focused_app"] == "calc"
     assert "sales.xlsx" in observation["a11y_tree"]
     assert info["task_id"] == "starter.calc_fill_totals"
     assert "column D" in observation["instruction"]
@@ -93,6 +93,16 @@ def test_step_budget_truncates_with_verdict(env):
     assert info["verifier"]["success"] is False
 
 
+def test_focused_app_is_the_app_key_and_the_window_class_is_its_own_part():
+    lean = DesktopEnv(observation=("focused_app", "focused_window_class"), action_mode="gui", settle_timeout=0)
+    try:
+        observation, _ = lean.reset(seed=0, options={"task_id": "starter.calc_fill_totals"})
+        assert observation == {"focused_app": "calc", "focused_window_class": "libreoffice-calc"}
+        assert lean.observation_space.contains(observation)
+    finally:
+        lean.close()
+
+
 def test_killed_app_truncates_and_next_reset_recovers(env):
     env.reset(seed=0, options={"task_id": "starter.calc_fill_totals"})
     for app in env.client.apps():
@@ -104,7 +114,7 @@ def test_killed_app_truncates_and_next_reset_recovers(env):
     assert truncated and not terminated
     assert "calc" in info["crash"]
     observation, _ = env.reset(seed=0, options={"task_id": "starter.calc_fill_totals"})
-    assert observation["focused_app"] == "libreoffice-calc"
+    assert observation["focused_app"] == "calc"
 
 
 def test_killed_display_truncates_and_next_reset_recovers():
