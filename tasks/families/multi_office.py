@@ -10,7 +10,7 @@ call its API and save; verifiers read only the saved file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -52,6 +52,8 @@ class OfficeTransferTask(Task):
     max_steps = 15
     needs_save = True
     tags: Sequence[str] = ("multi",)
+    #: ``setup`` makes ``~/Documents`` first (False: the task's inputs or the image provide it).
+    makes_documents_folder: ClassVar[bool] = True
 
     def input_files(self, params: Mapping[str, Any]) -> dict[str, bytes]:
         return {}
@@ -61,9 +63,10 @@ class OfficeTransferTask(Task):
         raise NotImplementedError
 
     def setup(self, ctx: TaskContext) -> None:
-        made = ctx.client.exec("mkdir -p ~/Documents", shell=True, timeout=10)
-        if made.returncode != 0:
-            raise TaskSetupError(f"could not create ~/Documents: {made.stderr.strip()[:200]}")
+        if self.makes_documents_folder:
+            made = ctx.client.exec("mkdir -p ~/Documents", shell=True, timeout=10)
+            if made.returncode != 0:
+                raise TaskSetupError(f"could not create ~/Documents: {made.stderr.strip()[:200]}")
         for path, data in self.input_files(ctx.params).items():
             ctx.client.put_file(path, data)
         ctx.client.launch_app(*self.source(ctx.params))

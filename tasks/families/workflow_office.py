@@ -33,10 +33,7 @@ HEADER = ["Department", "Budget", "Spent"]
 class WorkflowTransfer(OfficeTransferTask):
     """A two-app workflow task: the inputs are written and the source app opened; ``~/Documents`` exists."""
 
-    def setup(self, ctx: TaskContext) -> None:
-        for path, data in self.input_files(ctx.params).items():
-            ctx.client.put_file(path, data)
-        ctx.client.launch_app(*self.source(ctx.params))
+    makes_documents_folder = False
 
 
 class OverspendMemo(WorkflowTransfer):
