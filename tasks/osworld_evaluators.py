@@ -42,7 +42,9 @@ def find_cached(cache_dir: Path, *names: str) -> Path:
     for name in names:
         if not name:
             continue
-        base = re.split(r"[?#]", name.rstrip("/"))[0].rsplit("/", 1)[-1]
+        # A URL's query and fragment are not part of its name; a file path may hold '#' or '?'.
+        plain = re.split(r"[?#]", name)[0] if "://" in name else name
+        base = plain.rstrip("/").rsplit("/", 1)[-1]
         if base and (cache_dir / base).is_file():
             return cache_dir / base
         tried.append(base)
@@ -73,14 +75,23 @@ def _source(getter: Mapping[str, Any]) -> Node:
     raise Unsupported(f"result getter {kind!r} has no equivalent (supported: vm_file, vm_command_line)")
 
 
-def _gold(getter: Mapping[str, Any], cache_dir: Path) -> bytes:
-    if getter.get("type") not in ("cloud_file", "local_file"):
+def _gold(getter: Mapping[str, Any], cache_dir: Path, index: int | None = None) -> bytes:
+    """A gold file's bytes from the cache; ``index`` picks one of a ``multi`` getter's files.
+
+    A ``vm_file`` gold is one the task's postconfig downloaded into the desktop: it is read from
+    the cache by name like a ``cloud_file``, never from the desktop (the agent could edit it there).
+    """
+    if getter.get("type") not in ("cloud_file", "local_file", "vm_file"):
         raise Unsupported(
-            f"expected getter {getter.get('type')!r} is not a gold file (supported: cloud_file, local_file)"
+            f"expected getter {getter.get('type')!r} is not a gold file (supported: cloud_file, local_file, vm_file)"
         )
-    if getter.get("multi"):
-        raise Unsupported("expected cloud_file with multi=true is not supported")
-    return find_cached(cache_dir, str(getter.get("dest", "")), str(getter.get("path", ""))).read_bytes()
+    dest, path = getter.get("dest", ""), getter.get("path", "")
+    if isinstance(dest, list) or isinstance(path, list):
+        if index is None:
+            raise Unsupported("expected cloud_file with several files where one is compared")
+        dest = dest[index] if isinstance(dest, list) and index < len(dest) else ""
+        path = path[index] if isinstance(path, list) and index < len(path) else ""
+    return find_cached(cache_dir, str(dest), str(path)).read_bytes()
 
 
 def _rules(getter: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -108,13 +119,71 @@ def _sheet_index(ref: str | int, names: list[str]) -> str:
     return names[index]
 
 
+def _approx_tolerance(method: str) -> float | None:
+    """``eq`` -> our default tolerance (None); ``approx:0.001`` -> 0.001."""
+    if method == "eq":
+        return None
+    match = re.fullmatch(r"approx:([0-9.eE+-]+)", method)
+    if not match:
+        raise Unsupported(f"compare_table check_cell method {method!r} has no equivalent (eq, approx:<tolerance>)")
+    return float(match.group(1))
+
+
+def _printed_sheets(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+    """compare_table over ``[workbook, <name>-Sheet1.csv]`` (a postconfig exports the CSV): the rules
+    compare sheets as printed, which our ``csv_rows`` does on the exported CSV against the gold one."""
+    from ..verifiers.tables import csv_rows
+
+    paths = result.get("path")
+    rules = options.get("rules") or []
+    if len(paths) != 2 or not rules or any(rule.get("type") != "sheet_print" for rule in rules):
+        raise Unsupported(
+            "compare_table over several files is only supported as [workbook, exported CSV] with sheet_print rules"
+        )
+    rows = csv_rows(_gold(expected, cache_dir, index=1))
+    ignore_case = any(rule.get("ignore_case") for rule in rules)
+    return {
+        "name": "csv_rows",
+        "file": guest_path(str(paths[1])),
+        "args": {"expected_rows": rows, "ignore_case": ignore_case},
+        "label": "the sheet as exported to CSV",
+    }
+
+
+def _check_cell(source: Node, rule: Mapping[str, Any], sheet: str | None) -> Node:
+    tolerance = _approx_tolerance(str(rule["props"]["value"].get("method")))
+    args: Node = {"expected": {rule["coordinate"]: rule["props"]["value"].get("ref")}, "sheet": sheet}
+    return {"name": "xlsx_cells", **source, "args": args | ({"tolerance": tolerance} if tolerance else {})}
+
+
+def _cells_without_gold(source: Node, options: Mapping) -> Node:
+    """compare_table with only ``check_cell`` value rules and no gold workbook. A sheet named by
+    the rule is read by name; sheet index 0 is read as the active sheet (the sheet a task's
+    single-sheet workbook opens on); other indices need the gold's sheet names."""
+    rules = options.get("rules") or []
+    checks = []
+    for index, rule in enumerate(rules):
+        if rule.get("type") != "check_cell" or set(rule.get("props", {})) != {"value"}:
+            raise Unsupported(f"compare_table without a gold workbook: rule {index} is not a check_cell value rule")
+        ref = rule.get("sheet_idx", 0)
+        named = re.fullmatch(r"[RE]N(.+)", ref) if isinstance(ref, str) else None
+        if not named and ref not in (0, "RI0", "EI0"):
+            raise Unsupported(f"compare_table without a gold workbook: sheet {ref!r} needs the gold's sheet names")
+        checks.append(_check_cell(source, rule, named.group(1) if named else None))
+    if not checks:
+        raise Unsupported("compare_table without a gold workbook and without rules")
+    return checks[0] if len(checks) == 1 else {"all": checks}
+
+
 def compare_table(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
     from ..verifiers._load import open_xlsx
     from ..verifiers.tables import sheet_rows
 
+    if isinstance(result.get("path"), list):
+        return _printed_sheets(result, expected, options, cache_dir)
     source = _source(result)
     if expected.get("type") == "rule" or not expected:
-        raise Unsupported("compare_table without a gold workbook is not supported")
+        return _cells_without_gold(source, options)
     gold = _gold(expected, cache_dir)
     names = list(open_xlsx(gold).sheetnames)
 
@@ -139,14 +208,13 @@ def compare_table(result: Mapping, expected: Mapping, options: Mapping, cache_di
             checks.append(table(_sheet_index(rule.get("sheet_idx1", rule.get("sheet_idx0", 0)), names)))
         elif kind == "sheet_name":
             checks.append({"name": "xlsx_sheet_names", **source, "args": {"expected": names}, "label": "sheet names"})
-        elif (
-            kind == "check_cell"
-            and set(rule.get("props", {})) == {"value"}
-            and rule["props"]["value"].get("method") == "eq"
-        ):
+        elif kind == "check_cell" and set(rule.get("props", {})) == {"value"}:
+            tolerance = _approx_tolerance(str(rule["props"]["value"].get("method")))
             sheet = _sheet_index(rule.get("sheet_idx", 0), names)
-            expected_cells = {rule["coordinate"]: rule["props"]["value"].get("ref")}
-            checks.append({"name": "xlsx_cells", **source, "args": {"expected": expected_cells, "sheet": sheet}})
+            args: Node = {"expected": {rule["coordinate"]: rule["props"]["value"].get("ref")}, "sheet": sheet}
+            checks.append(
+                {"name": "xlsx_cells", **source, "args": args | ({"tolerance": tolerance} if tolerance else {})}
+            )
         else:
             raise Unsupported(f"compare_table rule {index} of type {kind!r} has no equivalent")
     return checks[0] if len(checks) == 1 else {"all": checks}

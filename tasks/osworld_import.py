@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import osworld_metrics_office  # noqa: F401 - adds its metrics to METRICS
 from .osworld_evaluators import METRICS, MissingAsset, Unsupported, find_cached, guest_path
+from .osworld_postconfig import GUI_DRIVERS, postconfig_nodes
 
 APP_BY_EXTENSION = {
     **dict.fromkeys(("xlsx", "xls", "ods", "csv"), "calc"),
@@ -28,10 +30,7 @@ APP_BY_EXTENSION = {
 }
 APP_BY_PROGRAM = {"gnome-terminal": "terminal", "xterm": "terminal", "gedit": "editor", "mousepad": "editor"}
 LIBREOFFICE_FLAGS = {"--calc": "calc", "--writer": "writer", "--impress": "impress"}
-GUI_DRIVERS = ("pyautogui", "xdotool")
 DEFAULT_MAX_STEPS = 30
-# OSWorld's evaluators save for the agent (pyautogui ctrl+s); here saving is the agent's job (needs_save).
-SAVE_HOTKEY = re.compile(r"""hotkey\(\s*['"]ctrl['"]\s*,\s*['"]s['"]\s*\)""")
 
 
 @dataclass
@@ -218,23 +217,14 @@ def _verifier(evaluator: Mapping[str, Any], cache_dir: Path, report: ImportRepor
             report.unsupported.append(f"{where}: {error}")
             if isinstance(error, MissingAsset):
                 report.missing_assets.append(f"{where}: {error}")
-    for index, step in enumerate(evaluator.get("postconfig", [])):
-        command = step.get("parameters", {}).get("command", "")
-        text = command if isinstance(command, str) else " ".join(str(part) for part in command or [])
-        if step.get("type") in ("sleep", "activate_window") or SAVE_HOTKEY.search(text):
-            report.notes.append(
-                f"evaluator.postconfig[{index}] ({step.get('type')}) not run: the agent must save itself (needs_save)"
-            )
-        else:
-            report.unsupported.append(
-                f"evaluator.postconfig[{index}] ({step.get('type')}): steps before evaluation are not supported"
-            )
+    before = postconfig_nodes(evaluator.get("postconfig", []) or [], cache_dir, report)
     if not nodes:
         return None
     if len(nodes) == 1:
-        return nodes[0]
-    conj = evaluator.get("conj", "and")
-    return {"all": nodes} if conj == "and" else {"any": nodes}
+        checks = nodes[0]
+    else:
+        checks = {"all": nodes} if evaluator.get("conj", "and") == "and" else {"any": nodes}
+    return {"all": [*before, checks]} if before else checks
 
 
 def convert_osworld(

@@ -21,6 +21,41 @@ from .osworld_import import ImportReport, convert_osworld
 MAX_FILES = 5_000
 #: OSWorld's office, OS and multi-app domains: the ones desktop-gym's apps cover.
 DOMAINS = ("libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "os", "multi_apps")
+#: Programs OSWorld's setup starts that this desktop does not have, and what they are. ``socat``
+#: only forwards Chrome's debugging port, so it goes with Chrome.
+ABSENT_PROGRAMS = {
+    "google-chrome": "Chrome",
+    "chromium": "Chrome",
+    "chromium-browser": "Chrome",
+    "socat": "Chrome",
+    "thunderbird": "Thunderbird",
+    "code": "VS Code",
+    "gimp": "GIMP",
+    "vlc": "VLC",
+    "nautilus": "the Nautilus file manager",
+}
+#: Setup step types that need a browser, a Google account or a site login.
+ABSENT_STEP_TYPES = {
+    "chrome_open_tabs": "Chrome",
+    "chrome_close_tabs": "Chrome",
+    "googledrive": "Google Drive (an account and the internet)",
+    "login": "a website login (the internet)",
+}
+#: OSWorld ``related_apps`` names of apps this desktop lacks: a task that does not map and names one
+#: is out of scope (its check reads what that app makes, such as an image GIMP edits).
+ABSENT_RELATED_APPS = {
+    "chrome": "Chrome",
+    "gimp": "GIMP",
+    "vlc": "VLC",
+    "vscode": "VS Code",
+    "vs_code": "VS Code",
+    "thunderbird": "Thunderbird",
+}
+#: Commands in a check that read GNOME's own settings: this desktop runs openbox, not GNOME.
+GNOME_ONLY = re.compile(r"\b(gsettings|timedatectl|gnome-shell|org\.gnome)\b")
+NO_CHECK = "none: the task file has no check (evaluator.func is empty)"
+#: Files with no viewer on this desktop, by extension.
+ABSENT_VIEWERS = {"pdf": "a PDF viewer", "mp4": "VLC", "mp3": "VLC", "png": "GIMP", "jpg": "GIMP"}
 
 
 @dataclass
@@ -30,27 +65,39 @@ class Coverage:
     Attributes:
         total: task files read, per domain (the folder's subfolder names).
         mapped: tasks that map given their files, per domain.
-        reasons: why the others do not, as a short category -> count.
+        out_of_scope: tasks that need an app this desktop lacks (``absent_app``), per domain; they
+            are left out of the share, and counted by app in ``absent``.
+        reasons: why the other in-scope tasks do not map, as a short category -> count.
         examples: one task file per category.
     """
 
     total: Counter[str] = field(default_factory=Counter)
     mapped: Counter[str] = field(default_factory=Counter)
+    out_of_scope: Counter[str] = field(default_factory=Counter)
+    absent: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     examples: dict[str, str] = field(default_factory=dict)
 
     @property
     def fraction(self) -> float:
-        return sum(self.mapped.values()) / max(sum(self.total.values()), 1)
+        """Mapped tasks over the tasks whose apps this desktop has."""
+        in_scope = sum(self.total.values()) - sum(self.out_of_scope.values())
+        return sum(self.mapped.values()) / max(in_scope, 1)
 
     def describe(self) -> str:
-        """A table per domain, then the reasons, most common first."""
-        lines = [f"{'domain':<22} {'tasks':>6} {'map':>6} {'share':>7}"]
+        """A table per domain, the apps that put tasks out of scope, then the reasons, most common first."""
+        lines = [f"{'domain':<22} {'tasks':>6} {'no app':>7} {'map':>6} {'share':>7}"]
         for domain in sorted(self.total):
-            share = self.mapped[domain] / self.total[domain]
-            lines.append(f"{domain:<22} {self.total[domain]:>6} {self.mapped[domain]:>6} {share:>7.0%}")
-        total, mapped = sum(self.total.values()), sum(self.mapped.values())
-        lines.append(f"{'all':<22} {total:>6} {mapped:>6} {self.fraction:>7.0%}")
+            in_scope = self.total[domain] - self.out_of_scope[domain]
+            share = self.mapped[domain] / max(in_scope, 1)
+            counts = f"{self.total[domain]:>6} {self.out_of_scope[domain]:>7} {self.mapped[domain]:>6}"
+            lines.append(f"{domain:<22} {counts} {share:>7.0%}")
+        total, mapped, absent = sum(self.total.values()), sum(self.mapped.values()), sum(self.out_of_scope.values())
+        lines.append(f"{'all':<22} {total:>6} {absent:>7} {mapped:>6} {self.fraction:>7.0%}")
+        lines.append("share = map / (tasks - no app)")
+        if self.absent:
+            lines.append("\nout of scope (left out of the share), by what the task needs that this desktop lacks:")
+            lines += [f"  {count:>4}  {app}" for app, count in self.absent.most_common()]
         if self.reasons:
             lines.append("\nnot mapped, by first reason:")
             for reason, count in self.reasons.most_common():
@@ -77,6 +124,48 @@ def blocking_reason(report: ImportReport) -> str | None:
     return None
 
 
+def absent_app(data: dict) -> str | None:
+    """Why a task that does not map is out of scope: the app it needs that this desktop lacks, or None.
+
+    In order: a setup step of a browser-only type, a program started by ``launch`` or ``execute``,
+    an ``open`` of a file only such an app shows, a check on GNOME's settings, an absent app in
+    ``related_apps``, or a task file with no check at all (``NO_CHECK``).
+    """
+    reason = _absent_in_setup(data)
+    if reason is not None:
+        return reason
+    evaluator = data.get("evaluator", {}) or {}
+    if GNOME_ONLY.search(json.dumps(evaluator)):
+        return "GNOME settings (this desktop runs openbox)"
+    for app in data.get("related_apps", []) or []:
+        if str(app).lower() in ABSENT_RELATED_APPS:
+            return ABSENT_RELATED_APPS[str(app).lower()]
+    if not evaluator.get("func"):
+        return NO_CHECK
+    return None
+
+
+def _absent_in_setup(data: dict) -> str | None:
+    for step in data.get("config", []) or []:
+        kind, params = step.get("type"), step.get("parameters", {}) or {}
+        if kind in ABSENT_STEP_TYPES:
+            return ABSENT_STEP_TYPES[kind]
+        if kind in ("launch", "execute", "command"):
+            command = params.get("command")
+            words = command.split() if isinstance(command, str) else [str(part) for part in command or []]
+            program = words[0].rsplit("/", 1)[-1] if words else ""
+            if program in ABSENT_PROGRAMS:
+                return ABSENT_PROGRAMS[program]
+        if kind == "open":
+            name = str(params.get("path", "")).rstrip("/").rsplit("/", 1)[-1]
+            if "." not in name:
+                return "the Nautilus file manager (the task opens a folder)"
+            extension = name.rsplit(".", 1)[-1].lower()
+            if extension in ABSENT_VIEWERS:
+                return ABSENT_VIEWERS[extension]
+    return None
+
+
 def coverage(folder: Path, domains: tuple[str, ...] | None = DOMAINS) -> Coverage:
     """Convert every ``<domain>/*.json`` under ``folder`` with an empty cache and tally what maps.
 
@@ -100,6 +189,11 @@ def coverage(folder: Path, domains: tuple[str, ...] | None = DOMAINS) -> Coverag
                 reason = f"unreadable file ({type(error).__name__})"
             else:
                 reason = blocking_reason(report)
+                app = absent_app(data) if reason is not None and isinstance(data, dict) else None
+                if app is not None:
+                    result.out_of_scope[domain] += 1
+                    result.absent[app] += 1
+                    continue
             if reason is None:
                 result.mapped[domain] += 1
             else:

@@ -10,10 +10,20 @@ and ``not_``. A helper that finds a check cannot go on raises ``CheckFailed``; t
 it as a failed result. Every verifier module is imported here, so every verifier is registered.
 """
 
+from .archive_members import archive_digests, verify_archive_members
 from .archives import tar_members, verify_tar_archive
 from .compose import all_of, any_of, not_
 from .document_layout import verify_docx_header_footer, verify_docx_page_setup, verify_docx_tables
 from .document_lists import verify_docx_list, verify_docx_page_number
+from .document_runs import (
+    equation_count,
+    formatted_spans,
+    verify_docx_equations,
+    verify_docx_formatted_text,
+    verify_docx_page_breaks,
+    verify_docx_paragraph_alignment,
+    verify_docx_run_fonts,
+)
 from .documents import (
     docx_paragraphs,
     verify_document_text,
@@ -35,6 +45,14 @@ from .files import (
     verify_file_regex,
     verify_file_sha256,
     verify_text_file,
+)
+from .images import image_fingerprint, verify_image_similar
+from .pdf_text import pdf_page_texts, verify_pdf_text
+from .presentation_media import (
+    verify_pptx_media,
+    verify_pptx_orientation,
+    verify_pptx_picture_fills_slide,
+    verify_pptx_slide_number_color,
 )
 from .presentation_outline import (
     verify_odp_slide_titles,
@@ -81,6 +99,23 @@ from .spreadsheet_structure import (
 from .tables import TableOptions, compare_rows, verify_csv_rows, verify_sheet_table
 
 __all__ = [
+    "verify_pptx_slide_number_color",
+    "verify_pptx_picture_fills_slide",
+    "verify_pdf_text",
+    "pdf_page_texts",
+    "verify_image_similar",
+    "image_fingerprint",
+    "equation_count",
+    "verify_docx_equations",
+    "verify_pptx_orientation",
+    "verify_pptx_media",
+    "verify_docx_run_fonts",
+    "verify_docx_paragraph_alignment",
+    "verify_docx_page_breaks",
+    "verify_docx_formatted_text",
+    "verify_archive_members",
+    "formatted_spans",
+    "archive_digests",
     "CheckFailed",
     "TREE_LISTING_COMMAND",
     "TableOptions",

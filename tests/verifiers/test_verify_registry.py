@@ -73,6 +73,18 @@ FILE_VERIFIER_KWARGS: dict[str, dict[str, Any]] = {
     "xlsx_conditional_rule": {"cell_range": "A1:A3", "operator": "greater", "value": 1},
     "xlsx_fill": {"cells": "A1", "color": "FF0000"},
     "xlsx_merged_cells": {"cell_range": "A1:B1"},
+    "docx_formatted_text": {"prop": "highlight", "expected": ["x"]},
+    "docx_run_fonts": {"name": "Arial"},
+    "docx_page_breaks": {},
+    "docx_paragraph_alignment": {"alignment": "center"},
+    "docx_equations": {},
+    "pptx_orientation": {"orientation": "portrait"},
+    "pptx_media": {},
+    "pptx_slide_number_color": {"color": "red"},
+    "pptx_picture_fills_slide": {},
+    "archive_members": {"expected": {"a.txt": None}},
+    "pdf_text": {"pages": ["x"]},
+    "image_similar": {"width": 1, "height": 1, "thumbnail": [0] * 768},
 }
 
 BROKEN_FILES = {
