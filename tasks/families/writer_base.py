@@ -69,6 +69,10 @@ def title(rng: np.random.Generator) -> str:
     return f"{rng.choice(TITLES)} {int(rng.integers(2, 99))}"
 
 
+DOCUMENT_OPEN = "The document {path} is open in LibreOffice Writer."
+SAVE_AS_DOCX = "Then save the document in its current docx format."
+
+
 class WriterDocumentTask(Task):
     """A Writer task on one docx: ``params`` hold ``path``, ``heading`` (or None) and ``paragraphs``."""
 
@@ -76,6 +80,13 @@ class WriterDocumentTask(Task):
     max_steps = 15
     needs_save = True
     document: ClassVar[str] = "~/Documents/notes.docx"
+    #: what to do; set, it makes the instruction: the document is open, the goal, then save as docx.
+    goal: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if "goal" in cls.__dict__:
+            cls.instruction_template = f"{DOCUMENT_OPEN} {cls.goal} {SAVE_AS_DOCX}"
+        super().__init_subclass__(**kwargs)
 
     def base_params(self, rng: np.random.Generator, count: int = 4, heading: bool = True) -> dict[str, Any]:
         """``path``, ``heading`` and ``paragraphs`` (``count`` sentences), drawn from ``rng``."""

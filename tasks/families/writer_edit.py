@@ -33,10 +33,9 @@ class InsertParagraphAfter(WriterDocumentTask):
 
     id = "writer.insert_paragraph_after"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Insert a new paragraph with exactly this text: "
-        '{sentence} It must come directly after the paragraph that starts with "{anchor}". '
-        "Then save the document in its current docx format."
+    goal = (
+        "Insert a new paragraph with exactly this text: {sentence} It must come directly after the paragraph "
+        'that starts with "{anchor}".'
     )
     tags = ("writer", "text")
 
@@ -73,10 +72,9 @@ class InsertHeading(WriterDocumentTask):
 
     id = "writer.insert_heading"
     oracles = ("api", "gui")
-    instruction_template = (
-        'The document {path} is open in LibreOffice Writer. Add the heading "{title}" at the very top of '
-        "the document, as its own paragraph in the paragraph style Heading {level}. "
-        "Then save the document in its current docx format."
+    goal = (
+        'Add the heading "{title}" at the very top of the document, as its own paragraph in the paragraph '
+        "style Heading {level}."
     )
     tags = ("writer", "styles")
 
@@ -116,10 +114,7 @@ class DeleteParagraph(WriterDocumentTask):
 
     id = "writer.delete_paragraph"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Delete the whole paragraph that starts with "
-        '"{start}", leaving every other paragraph as it is. Then save the document in its current docx format.'
-    )
+    goal = 'Delete the whole paragraph that starts with "{start}", leaving every other paragraph as it is.'
     tags = ("writer", "text")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -153,10 +148,7 @@ class ReplaceWord(WriterDocumentTask):
 
     id = "writer.replace_word"
     oracles = ("api", "gui")
-    instruction_template = (
-        'The document {path} is open in LibreOffice Writer. Replace every occurrence of the word "{old}" '
-        'with "{new}" throughout the document. Then save the document in its current docx format.'
-    )
+    goal = 'Replace every occurrence of the word "{old}" with "{new}" throughout the document.'
     tags = ("writer", "find_replace")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -204,10 +196,9 @@ class ReformatDates(WriterDocumentTask):
 
     id = "writer.reformat_dates"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. It contains dates written as DD/MM/YYYY. "
-        "Rewrite every one of them as YYYY{sep}MM{sep}DD (for example {example_old} becomes {example_new}), "
-        "changing nothing else. Then save the document in its current docx format."
+    goal = (
+        "It contains dates written as DD/MM/YYYY. Rewrite every one of them as YYYY{sep}MM{sep}DD (for "
+        "example {example_old} becomes {example_new}), changing nothing else."
     )
     tags = ("writer", "find_replace", "regex")
     FIND = "([0-9]{2})/([0-9]{2})/([0-9]{4})"

@@ -54,10 +54,9 @@ class InsertTable(WriterDocumentTask):
     id = "writer.insert_table"
     oracles = ("api", "gui")
     max_steps = 20
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. At the end of the document, insert a table with "
-        "{rows} rows and 3 columns holding this data, row by row (cells separated by |): {table_text}. "
-        "Then save the document in its current docx format."
+    goal = (
+        "At the end of the document, insert a table with {rows} rows and 3 columns holding this data, row by "
+        "row (cells separated by |): {table_text}."
     )
     tags = ("writer", "tables")
 
@@ -106,10 +105,7 @@ class HeaderFooterText(WriterDocumentTask):
 
     id = "writer.header_footer_text"
     oracles = ("api", "gui")
-    instruction_template = (
-        'The document {path} is open in LibreOffice Writer. Add the text "{text}" to the page {part} '
-        "(shown on every page). Then save the document in its current docx format."
-    )
+    goal = 'Add the text "{text}" to the page {part} (shown on every page).'
     tags = ("writer", "page")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -139,10 +135,7 @@ class PageNumbers(WriterDocumentTask):
 
     id = "writer.page_numbers"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Add automatic page numbers to the page {part} "
-        "(aligned {alignment}) so that every page shows its number. Then save the document in its current docx format."
-    )
+    goal = "Add automatic page numbers to the page {part} (aligned {alignment}) so that every page shows its number."
     tags = ("writer", "page", "fields")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -178,10 +171,9 @@ class PageSetup(WriterDocumentTask):
     id = "writer.page_setup"
     oracles = ("api", "gui")
     max_steps = 30
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Change the page to landscape orientation and set "
-        "all four page margins (top, bottom, left, right) to {margin} cm. Then save the document in its current "
-        "docx format."
+    goal = (
+        "Change the page to landscape orientation and set all four page margins (top, bottom, left, right) to "
+        "{margin} cm."
     )
     tags = ("writer", "page")
 

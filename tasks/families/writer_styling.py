@@ -34,10 +34,7 @@ class FormatSentence(WriterDocumentTask):
 
     id = "writer.format_sentence"
     oracles = ("api", "gui")
-    instruction_template = (
-        'The document {path} is open in LibreOffice Writer. Make exactly the sentence "{target}" {style}, '
-        "leaving the rest of its paragraph unchanged. Then save the document in its current docx format."
-    )
+    goal = 'Make exactly the sentence "{target}" {style}, leaving the rest of its paragraph unchanged.'
     tags = ("writer", "character_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -77,10 +74,7 @@ class AlignParagraph(WriterDocumentTask):
 
     id = "writer.align_paragraph"
     oracles = ("api", "gui")
-    instruction_template = (
-        'The document {path} is open in LibreOffice Writer. Make the paragraph that starts with "{start}" '
-        "{alignment_words}; the other paragraphs stay left-aligned. Then save the document in its current docx format."
-    )
+    goal = 'Make the paragraph that starts with "{start}" {alignment_words}; the other paragraphs stay left-aligned.'
     tags = ("writer", "paragraph_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -123,10 +117,7 @@ class DocumentFont(WriterDocumentTask):
 
     id = "writer.document_font"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Change the font of all its text, the heading "
-        "included, to {font} at {size} pt. Then save the document in its current docx format."
-    )
+    goal = "Change the font of all its text, the heading included, to {font} at {size} pt."
     tags = ("writer", "character_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -166,10 +157,7 @@ class LineSpacing(WriterDocumentTask):
 
     id = "writer.line_spacing"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Set the line spacing of every paragraph to "
-        "{spacing_words} ({spacing} times single spacing). Then save the document in its current docx format."
-    )
+    goal = "Set the line spacing of every paragraph to {spacing_words} ({spacing} times single spacing)."
     tags = ("writer", "paragraph_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -217,10 +205,9 @@ class MakeList(WriterDocumentTask):
 
     id = "writer.make_list"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Turn the {count} paragraphs after the first "
-        'paragraph (from "{first}" to "{last}") into a {kind} list; the heading and the first paragraph '
-        "stay as they are. Then save the document in its current docx format."
+    goal = (
+        'Turn the {count} paragraphs after the first paragraph (from "{first}" to "{last}") into a {kind} '
+        "list; the heading and the first paragraph stay as they are."
     )
     tags = ("writer", "lists")
 
