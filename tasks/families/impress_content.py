@@ -93,10 +93,7 @@ class SpeakerNotes(SlideTask):
 
     id = "impress.speaker_notes"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Add the speaker notes '{notes_text}' to "
-        "slide {slide} ('{title}'), then save the file in its current pptx format."
-    )
+    goal = "Add the speaker notes '{notes_text}' to slide {slide} ('{title}')"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -127,10 +124,7 @@ class InsertTextBox(SlideTask):
 
     id = "impress.insert_text_box"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Add a text box with the text '{text}' to "
-        "slide {slide} ('{title}'), then save the file in its current pptx format."
-    )
+    goal = "Add a text box with the text '{text}' to slide {slide} ('{title}')"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -168,10 +162,7 @@ class TitleFontSize(SlideTask):
 
     id = "impress.title_font_size"
     oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Set the font size of the title of slide "
-        "{slide} ('{title}') to {size} pt, then save the file in its current pptx format."
-    )
+    goal = "Set the font size of the title of slide {slide} ('{title}') to {size} pt"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

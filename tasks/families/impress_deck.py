@@ -94,6 +94,10 @@ def edit_placeholder(tab_presses: int) -> list[str]:
     return [*['press(key="tab")'] * tab_presses, 'press(key="enter")']
 
 
+DECK_OPEN = "The presentation {path} is open in LibreOffice Impress."
+SAVE_AS_PPTX = ", then save the file in its current pptx format."
+
+
 class DeckTask(Task):
     """A task on a seeded deck open in Impress; the verifier reads the saved pptx."""
 
@@ -101,6 +105,13 @@ class DeckTask(Task):
     max_steps = 20
     tags: Sequence[str] = ("impress",)
     needs_save = True
+    #: what to do; set, it makes the instruction: the deck is open, the goal, then save as pptx.
+    goal: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if "goal" in cls.__dict__:
+            cls.instruction_template = f"{DECK_OPEN} {cls.goal}{SAVE_AS_PPTX}"
+        super().__init_subclass__(**kwargs)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return sample_deck(rng)

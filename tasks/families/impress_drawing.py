@@ -29,10 +29,7 @@ class InsertShape(SlideTask):
 
     id = "impress.insert_shape"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Draw {article} {kind} on slide {slide} "
-        "('{title}') with the text '{label}' inside it, then save the file in its current pptx format."
-    )
+    goal = "Draw {article} {kind} on slide {slide} ('{title}') with the text '{label}' inside it"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -91,10 +88,7 @@ class InsertImage(SlideTask):
 
     id = "impress.insert_image"
     oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Insert the picture {image} into slide "
-        "{slide} ('{title}'), then save the file in its current pptx format."
-    )
+    goal = "Insert the picture {image} into slide {slide} ('{title}')"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

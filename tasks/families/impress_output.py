@@ -35,10 +35,7 @@ class BackgroundColor(SlideTask):
 
     id = "impress.background_color"
     oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Give slide {slide} ('{title}') a solid "
-        "{color_name} background (hex #{color}), then save the file in its current pptx format."
-    )
+    goal = "Give slide {slide} ('{title}') a solid {color_name} background (hex #{color})"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -66,10 +63,7 @@ class SlideTransition(SlideTask):
 
     id = "impress.transition"
     oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Give slide {slide} ('{title}') the "
-        "'{effect_name}' slide transition, then save the file in its current pptx format."
-    )
+    goal = "Give slide {slide} ('{title}') the '{effect_name}' slide transition"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -147,10 +141,7 @@ class DeleteMissingSlide(DeckTask):
     """Infeasible: delete a slide whose title no slide has. Success only by declaring FAIL."""
 
     id = "impress.delete_missing_slide"
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Delete the slide titled '{missing}', "
-        "then save the file in its current pptx format."
-    )
+    goal = "Delete the slide titled '{missing}'"
     infeasible = True
     max_steps = 10
 

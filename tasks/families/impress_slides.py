@@ -34,10 +34,7 @@ class AddSlide(DeckTask):
 
     id = "impress.add_slide"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Add a new slide at the end with the "
-        "title '{new_title}', then save the file in its current pptx format."
-    )
+    goal = "Add a new slide at the end with the title '{new_title}'"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -70,10 +67,7 @@ class SetTitle(DeckTask):
 
     id = "impress.set_title"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Change the title of slide {slide} "
-        "(now '{old_title}') to '{new_title}', then save the file in its current pptx format."
-    )
+    goal = "Change the title of slide {slide} (now '{old_title}') to '{new_title}'"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -110,10 +104,7 @@ class DeleteSlide(SlideTask):
     id = "impress.delete_slide"
     oracles = ("api", "gui")
     first_slide = 2
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Delete the slide titled '{title}', "
-        "then save the file in its current pptx format."
-    )
+    goal = "Delete the slide titled '{title}'"
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -132,10 +123,7 @@ class DuplicateSlide(SlideTask):
 
     id = "impress.duplicate_slide"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Duplicate slide {slide} ('{title}') so "
-        "that the copy comes right after it, then save the file in its current pptx format."
-    )
+    goal = "Duplicate slide {slide} ('{title}') so that the copy comes right after it"
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -155,10 +143,7 @@ class MoveSlide(DeckTask):
 
     id = "impress.move_slide"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Move the slide titled '{title}' so that "
-        "it becomes slide {target}, then save the file in its current pptx format."
-    )
+    goal = "Move the slide titled '{title}' so that it becomes slide {target}"
     max_steps = 25
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -207,10 +192,7 @@ class ChangeLayout(SlideTask):
     id = "impress.change_layout"
     oracles = ("api", "gui")
     first_slide = 2
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Change the layout of slide {slide} "
-        "('{title}') to '{layout}', then save the file in its current pptx format."
-    )
+    goal = "Change the layout of slide {slide} ('{title}') to '{layout}'"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
