@@ -19,7 +19,6 @@ from .api_exposure import ApiExposure
 from .backends import Backend, DesktopHandle, make_backend
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
 from .guest.apps.spec import document_apps
-from .guest.client import WIPE_HOME_COMMAND as _WIPE_HOME  # noqa: F401 - old name; use clear_session
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .guest.types import AppFocus
 from .polling import wait_while

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TaskFileError  # noqa: F401 - re-exported from its old home
+from ..guest.apps.spec import launchable_apps
 from ..verifiers import UnknownVerifierError, get_verifier_spec, list_verifiers
 from .json_params import TemplateError, check_sampler, iter_strings, template_fields
 from .json_task import DEFAULT_ASSETS_DIR, JsonTask
@@ -44,14 +45,28 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "task.schema.json"
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
 
 
-@functools.cache
 def task_schema() -> dict[str, Any]:
-    """The published JSON Schema of task files."""
-    return json.loads(SCHEMA_PATH.read_text())
+    """The JSON Schema of task files: the published file, its ``app`` enum read from the app table.
+
+    The file's enum lists the built-in apps (a test checks it); an app added with ``register_app``
+    joins the enum here, so adding an app needs no schema edit.
+    """
+    schema = json.loads(_published_schema_text())
+    schema["$defs"]["app"]["enum"] = list(launchable_apps())
+    return schema
 
 
 @functools.cache
+def _published_schema_text() -> str:
+    return SCHEMA_PATH.read_text()
+
+
 def _validator() -> Any:
+    return _validator_for(launchable_apps())
+
+
+@functools.cache
+def _validator_for(apps: tuple[str, ...]) -> Any:  # one validator per app table (apps: the cache key)
     import jsonschema
 
     return jsonschema.Draft202012Validator(task_schema())

@@ -1,11 +1,11 @@
-"""Deduplication and registration: accepted methods -> a tool-class module, its tests, a registry entry.
+"""Deduplication and registration: accepted methods -> a tool-class module, its tests, its AppSpec entry.
 
 Accepted functions that duplicate a registered method (same name and parameters in another class)
 or an earlier accepted one are dropped. The rest become ``<out>/<module>.py`` and
 ``<out>/<module>_cases.py`` (the generated tests). With ``install``, the module is copied into
-``desktop_gym/guest/apps/``, the cases next to the tests that run them, and the registry gains
-the app's entry, so ``env.step("EditorTools.fn(...)")`` works and the prompt text and schemas
-include the new methods.
+``desktop_gym/guest/apps/``, the cases next to the tests that run them, and the app's ``AppSpec``
+names the tool class (``tools="module:Class"``), so ``env.step("EditorTools.fn(...)")`` works and
+the prompt text and schemas include the new methods.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..module_source import cases_module, tool_module
 from ..targets import APPS_DIR, AppTarget
 from .analyse import existing_method
 
-REGISTRY_PATH = APPS_DIR / "registry.py"
+SPEC_PATH = APPS_DIR / "spec.py"  # the app table; an app's AppSpec names its tool class
 CASES_DIR = Path(__file__).resolve().parents[2] / "tests" / "api_generators" / "generated"
 
 
@@ -73,31 +73,28 @@ def format_source(path: Path) -> bool:
     return True
 
 
-def add_registry_entry(target: AppTarget, registry_path: Path = REGISTRY_PATH) -> bool:
-    """Add ``target``'s import and ``TOOL_CLASSES`` entry to the registry; False if already there.
-
-    The import goes where isort puts it; the entry goes last in the table.
+def add_registry_entry(target: AppTarget, spec_path: Path = SPEC_PATH) -> bool:
+    """Name ``target``'s tool class in its app's ``AppSpec`` (``tools="module:Class"``); False if already there.
 
     Raises:
-        RegistrationError: the registry has no ``TOOL_CLASSES = {...}`` table to add to.
+        RegistrationError: the app table has no ``AppSpec(key="<app>", ...)`` entry to add it to,
+            or that entry already names another tool class.
     """
-    text = registry_path.read_text(encoding="utf-8")
-    entry = f'    "{target.app}": {target.tool_class},\n'
-    if entry in text:
+    text = spec_path.read_text(encoding="utf-8")
+    field = f'tools="{target.module_name}:{target.tool_class}"'
+    if field in text:
         return False
-    table = re.search(r"^TOOL_CLASSES: dict\[str, type\] = \{\n(?:    .*\n)*?\}", text, re.MULTILINE)
-    if table is None:
-        raise RegistrationError(f"{registry_path}: no 'TOOL_CLASSES: dict[str, type] = {{...}}' table to register in")
-    text = text[: table.end() - 1] + entry + text[table.end() - 1 :]
-    import_line = f"from .{target.module_name} import {target.tool_class}\n"
-    if import_line not in text:
-        imports = list(re.finditer(r"^from \.(\w+) import .*\n", text, re.MULTILINE))
-        if not imports:
-            raise RegistrationError(f"{registry_path}: no 'from .module import ...' lines to add the import to")
-        after = next((m for m in imports if m.group(1) > target.module_name), None)
-        at = after.start() if after is not None else imports[-1].end()
-        text = text[:at] + import_line + text[at:]
-    registry_path.write_text(text, encoding="utf-8")
+    key = re.search(rf'^( +)key="{re.escape(target.app)}",\n', text, re.MULTILINE)
+    if key is None:
+        raise RegistrationError(f'{spec_path}: no AppSpec(key="{target.app}", ...) entry; add the app\'s AppSpec first')
+    indent = key.group(1)
+    close = re.compile(rf"^{indent[:-4]}\),?\n", re.MULTILINE).search(text, key.end())
+    if close is None:
+        raise RegistrationError(f"{spec_path}: the AppSpec of {target.app!r} does not end with a ')' line")
+    if re.search(rf"^{indent}tools=", text[key.end() : close.start()], re.MULTILINE):
+        raise RegistrationError(f"{spec_path}: the AppSpec of {target.app!r} already names another tool class")
+    text = text[: close.start()] + f"{indent}{field},\n" + text[close.start() :]
+    spec_path.write_text(text, encoding="utf-8")
     return True
 
 

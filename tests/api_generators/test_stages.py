@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,12 @@ from desktop_gym.api_generators.models import FunctionResult, FunctionSpec, Roun
 from desktop_gym.api_generators.pipeline import PipelineRun
 from desktop_gym.api_generators.report import write_report
 from desktop_gym.api_generators.stages.analyse import TaskReferenceError, analyse, example_tasks, existing_method
-from desktop_gym.api_generators.stages.register import REGISTRY_PATH, add_registry_entry, deduplicate
+from desktop_gym.api_generators.stages.register import (
+    SPEC_PATH,
+    RegistrationError,
+    add_registry_entry,
+    deduplicate,
+)
 from desktop_gym.api_generators.targets import AppTarget, UnknownTargetError, get_target
 
 RECORDING = Path(__file__).resolve().parents[2] / "api_generators" / "recordings" / "editor_claude.json"
@@ -80,25 +84,21 @@ def test_deduplicate_drops_registry_duplicates_and_repeats():
     assert results[3].status == "rejected"
 
 
-def test_registry_entry_is_added_once_with_a_sorted_import(tmp_path):
-    registry = tmp_path / "registry.py"
-    shutil.copyfile(REGISTRY_PATH, registry)
-    text = (
-        registry.read_text()
-        .replace("from .editor import EditorTools\n", "")
-        .replace('    "editor": EditorTools,\n', "")
-    )
-    registry.write_text(text)
-    target = AppTarget(**{**TARGET.__dict__, "app": "notes", "tool_class": "NotesTools", "module_name": "notes"})
-    assert add_registry_entry(target, registry)
-    assert not add_registry_entry(target, registry)
-    lines = registry.read_text().splitlines()
-    imports = [line for line in lines if line.startswith("from .") and " import " in line and "(" not in line]
-    assert "from .notes import NotesTools" in imports
-    assert lines.index("from .notes import NotesTools") == lines.index("from .os_tools import OSTools") - 1
-    table = lines[lines.index("TOOL_CLASSES: dict[str, type] = {") :]
-    assert table[table.index("}") - 1] == '    "notes": NotesTools,'
-    compile(registry.read_text(), str(registry), "exec")
+def test_the_tool_class_is_named_once_in_its_apps_spec(tmp_path):
+    table = tmp_path / "spec.py"
+    text = SPEC_PATH.read_text()
+    assert text.count('        tools="editor:EditorTools",\n') == 1
+    table.write_text(text.replace('        tools="editor:EditorTools",\n', ""))
+    assert add_registry_entry(TARGET, table)
+    assert not add_registry_entry(TARGET, table)
+    assert table.read_text() == text, "the entry goes back where it was, inside the editor's AppSpec"
+    other = AppTarget(**{**TARGET.__dict__, "tool_class": "NotesTools", "module_name": "notes"})
+    with pytest.raises(RegistrationError, match="already names another tool class"):
+        add_registry_entry(other, table)
+    unknown = AppTarget(**{**other.__dict__, "app": "notes"})
+    with pytest.raises(RegistrationError, match='no AppSpec\\(key="notes"'):
+        add_registry_entry(unknown, table)
+    compile(table.read_text(), str(table), "exec")
 
 
 def test_report_shows_each_round_and_the_numbers(tmp_path):

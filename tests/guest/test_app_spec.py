@@ -11,6 +11,7 @@ import pytest
 from desktop_gym.actions import APP_ALIASES, resolve_app_name
 from desktop_gym.backends.xauth import x_authority
 from desktop_gym.env import OFFICE_APPS
+from desktop_gym.errors import TaskFileError
 from desktop_gym.guest.apps import registry
 from desktop_gym.guest.apps.launcher import APPS, AppLauncher
 from desktop_gym.guest.apps.spec import (
@@ -24,12 +25,27 @@ from desktop_gym.guest.apps.spec import (
 )
 from desktop_gym.guest.processes import session_env
 from desktop_gym.guest.windows import WindowManager
-from desktop_gym.tasks.loader import task_schema
+from desktop_gym.tasks.loader import SCHEMA_PATH, task_schema, validate_definition
+
+HELLO_TASK = {
+    "id": "mysuite.hello_token",
+    "instruction": "In the open terminal, write {token} into ~/hello.txt",
+    "params": {"token": {"words": {"count": 2, "sep": "-"}}},
+    "setup": [{"type": "launch", "app": "terminal"}],
+    "verifier": {"name": "text_file", "file": "~/hello.txt", "args": {"expected": "{token}"}},
+    "oracles": {"gui": ["type(text='echo {token} > ~/hello.txt\\n')"]},
+    "perturb": {"param": "token", "value": "{token}x"},
+}
 
 
 def test_every_layer_agrees_with_the_table() -> None:
     assert task_schema()["$defs"]["app"]["enum"] == list(launchable_apps()) == list(APPS)
-    assert set(registry.TOOL_CLASSES) <= set(APP_SPECS)
+    published = json.loads(SCHEMA_PATH.read_text())["$defs"]["app"]["enum"]
+    assert published == list(launchable_apps()), "the published schema file lists the built-in apps"
+    assert list(registry.TOOL_CLASSES) == [key for key, spec in APP_SPECS.items() if spec.tools is not None]
+    assert all(
+        registry.TOOL_CLASSES[app].__name__ == APP_SPECS[app].tools.split(":")[1] for app in registry.TOOL_CLASSES
+    )
     assert registry.ALWAYS_OFFERED == ("os",)
     assert OFFICE_APPS == document_apps() == ("calc", "writer", "impress")
     assert APP_ALIASES == app_aliases()
@@ -42,6 +58,7 @@ def test_every_layer_agrees_with_the_table() -> None:
         ({"key": "Hello", "launch": "command", "command": ("x",), "window_class": "x"}, "key"),
         ({"key": "hello", "launch": "flatpak", "command": ("x",), "window_class": "x"}, "launch"),
         ({"key": "hello", "launch": "command", "window_class": "x"}, "command"),
+        ({"key": "hello", "launch": "none", "tools": "hello.HelloTools"}, "tools"),
     ],
 )
 def test_a_bad_spec_names_its_field(kwargs: dict, field: str) -> None:
@@ -76,7 +93,7 @@ class HelloTools:
 
 
 @pytest.fixture
-def hello_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[AppSpec]:
+def hello_app() -> Iterator[AppSpec]:
     spec = register_app(
         AppSpec(
             key="hello",
@@ -85,11 +102,22 @@ def hello_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[AppSpec]:
             window_class="xmessage",
             aliases=("greeter", "hello app"),
             opens_files=False,
+            tools=HelloTools,  # a tool module names it "module:Class", e.g. tools="hello:HelloTools"
         )
     )
-    monkeypatch.setitem(registry.TOOL_CLASSES, "hello", HelloTools)
     yield spec
     unregister_app("hello")
+
+
+def test_an_app_added_through_the_table_joins_the_apis_and_the_task_schema(hello_app: AppSpec) -> None:
+    assert registry.TOOL_CLASSES["hello"] is HelloTools and registry.resolve_app("HelloTools") == "hello"
+    assert "hello" in task_schema()["$defs"]["app"]["enum"]
+    task = {**HELLO_TASK, "apps": ["terminal", "hello"]}
+    assert validate_definition(task, "hello.json")["apps"] == ["terminal", "hello"]
+    unregister_app("hello")
+    assert "hello" not in registry.TOOL_CLASSES
+    with pytest.raises(TaskFileError, match=r"apps\[1\]: 'hello' is not one of"):
+        validate_definition(task, "hello.json")
 
 
 def test_a_tiny_app_added_through_the_table(hello_app: AppSpec, desktop, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Which tool class serves which app, and running one API call against the live app.
 
-Adding an app API is one module with its tool class plus one line in :data:`TOOL_CLASSES` (its
-``AppSpec`` in :mod:`.spec` says how to launch it).
+Adding an app API is one module with its tool class, named by its ``AppSpec.tools`` in
+:mod:`.spec` (which also says how to launch the app); :data:`TOOL_CLASSES` reads that table.
 :func:`call_api` is what the guest's ``CallApi`` RPC runs: resolve the app and method, check the
 arguments against the signature *before* anything reaches the app, then run the method on a
 fresh tool instance bound to the app's current document, inside ``UnoConnection.call`` (a worker
@@ -11,14 +11,13 @@ thread under a deadline), and return the result as JSON.
 from __future__ import annotations
 
 import difflib
+import functools
+import importlib
 import json
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .calc import CalcTools
-from .editor import EditorTools
-from .impress import ImpressTools
-from .os_tools import OSTools
 from .spec import APP_SPECS
 from .tool_schema import (
     ApiArgumentError,
@@ -30,16 +29,37 @@ from .tool_schema import (
     tool_schemas,
 )
 from .uno_bridge import _run_with_deadline as run_with_deadline  # the UNO watchdog, for tools without UNO too
-from .writer import WriterTools
 
-TOOL_CLASSES: dict[str, type] = {
-    "calc": CalcTools,
-    "writer": WriterTools,
-    "impress": ImpressTools,
-    "os": OSTools,
-    "editor": EditorTools,
-}
-"""App name (as in ``AppLauncher``) -> its tool class."""
+
+class _ToolClasses(Mapping[str, type]):
+    """App key -> its tool class, read live from :data:`~.spec.APP_SPECS` (``AppSpec.tools``)."""
+
+    def __getitem__(self, app: str) -> type:
+        spec = APP_SPECS.get(app)
+        if spec is None or spec.tools is None:
+            raise KeyError(app)
+        return spec.tools if isinstance(spec.tools, type) else _import_tools(spec.tools)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([key for key, spec in APP_SPECS.items() if spec.tools is not None])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"TOOL_CLASSES({', '.join(self)})"
+
+
+@functools.cache
+def _import_tools(entry_point: str) -> type:
+    """``"calc:CalcTools"`` (a module of this package) or ``"pkg.module:Class"`` -> the class."""
+    module_name, _, class_name = entry_point.partition(":")
+    module = importlib.import_module(f".{module_name}" if "." not in module_name else module_name, __package__)
+    return getattr(module, class_name)
+
+
+TOOL_CLASSES: Mapping[str, type] = _ToolClasses()
+"""App name (as in ``AppLauncher``) -> its tool class, for the apps whose ``AppSpec`` has ``tools``."""
 
 ALWAYS_OFFERED = tuple(key for key, spec in APP_SPECS.items() if spec.always_offered and key in TOOL_CLASSES)
 """APIs offered whatever app is focused (``AppSpec.always_offered``; they need no app, see :func:`uses_uno`)."""

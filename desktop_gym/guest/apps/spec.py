@@ -3,13 +3,14 @@
 The launcher (how to start it, which window is its), the action executor (the names agents call
 it by), the env (whether verification waits for a save), the API registry (which APIs are always
 offered) and the task schema's ``app`` enum all read :data:`APP_SPECS`; a test checks they agree.
-Adding an app is one entry here, plus a tool module and its line in ``registry.TOOL_CLASSES``
-when it has an API (see README, "Adding an app"). Imported by the guest: standard library only.
+Adding an app is one entry here, plus its tool module when it has an API (the entry's ``tools``
+names it; see README, "Adding an app"). Imported by the guest: standard library only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 #: How an app is started: a LibreOffice module (UNO pipe, fresh profile), or a plain command.
 LAUNCH_KINDS = ("libreoffice", "command", "none")
@@ -31,6 +32,8 @@ class AppSpec:
         opens_files: ``launch_app`` may pass it a file.
         always_offered: Its API is offered whatever app is focused (``OSTools``).
         ready_marker: The app signals readiness by creating a marker file (the terminal's shell).
+        tools: Its API's tool class: ``"module:Class"`` (a module of this package, ``"calc:CalcTools"``,
+            or a dotted path), imported on first use; or the class itself; None when it has no API.
     """
 
     key: str
@@ -42,6 +45,7 @@ class AppSpec:
     opens_files: bool = True
     always_offered: bool = False
     ready_marker: bool = False
+    tools: str | type | None = None
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier() or self.key != self.key.lower():
@@ -50,6 +54,8 @@ class AppSpec:
             raise ValueError(f"AppSpec.launch of {self.key!r} must be one of {LAUNCH_KINDS}, got {self.launch!r}")
         if self.launch != "none" and not (self.command and self.window_class):
             raise ValueError(f"AppSpec {self.key!r}: a launched app needs a command and a window_class")
+        if isinstance(self.tools, str) and not _is_entry_point(self.tools):
+            raise ValueError(f"AppSpec.tools of {self.key!r} must be 'module:Class', got {self.tools!r}")
 
     @property
     def launchable(self) -> bool:
@@ -112,7 +118,12 @@ def app_aliases() -> dict[str, str]:
     return aliases
 
 
-def _libreoffice(key: str, flag: str, aliases: tuple[str, ...]) -> AppSpec:
+def _is_entry_point(text: str) -> bool:
+    module, colon, name = text.partition(":")
+    return bool(colon) and all(part.isidentifier() for part in (*module.split("."), name))
+
+
+def _libreoffice(key: str, flag: str, aliases: tuple[str, ...], **fields: Any) -> AppSpec:
     return AppSpec(
         key=key,
         launch="libreoffice",
@@ -120,13 +131,22 @@ def _libreoffice(key: str, flag: str, aliases: tuple[str, ...]) -> AppSpec:
         window_class="libreoffice",
         aliases=(f"libreoffice {key}", f"libreoffice-{key}", *aliases),
         saves_documents=True,
+        **fields,
     )
 
 
 for _spec in (
-    _libreoffice("calc", "--calc", ("localc", "spreadsheet", "excel", "scalc")),
-    _libreoffice("writer", "--writer", ("lowriter", "word", "word processor", "document", "swriter")),
-    _libreoffice("impress", "--impress", ("loimpress", "powerpoint", "presentation", "slides", "simpress")),
+    _libreoffice("calc", "--calc", ("localc", "spreadsheet", "excel", "scalc"), tools="calc:CalcTools"),
+    _libreoffice(
+        "writer", "--writer", ("lowriter", "word", "word processor", "document", "swriter"), tools="writer:WriterTools"
+    ),
+    _libreoffice(
+        "impress",
+        "--impress",
+        ("loimpress", "powerpoint", "presentation", "slides", "simpress"),
+        tools="impress:ImpressTools",
+    ),
+    AppSpec(key="os", launch="none", always_offered=True, opens_files=False, tools="os_tools:OSTools"),
     AppSpec(
         key="terminal",
         launch="command",
@@ -142,7 +162,7 @@ for _spec in (
         command=("mousepad",),
         window_class="mousepad",
         aliases=("text editor", "texteditor", "gedit", "mousepad", "notepad", "text-editor"),
+        tools="editor:EditorTools",
     ),
-    AppSpec(key="os", launch="none", always_offered=True, opens_files=False),
 ):
     register_app(_spec)
