@@ -10,6 +10,8 @@ APT_PACKAGES=(
   xvfb openbox dbus dbus-x11 at-spi2-core x11-utils
   # the apps: LibreOffice with the gtk3 toolkit (needed for the accessibility tree), terminal, editor
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-uno
+  # LibreOffice Math: Writer keeps and inserts equations only with it (OSWorld's compare_insert_equation)
+  libreoffice-math
   xterm mousepad fonts-dejavu-core
   # the X clipboard for OSTools.get_clipboard / set_clipboard
   xclip
