@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -229,11 +229,14 @@ def double_click_node(role: str, name: str) -> A11yStep:
     return A11yStep(make)
 
 
+SHEET_OPEN = "The spreadsheet {path} is open in LibreOffice Calc."
+
+
 class CalcFamily(Task):
     """A Calc task over one xlsx file: subclasses give the sheets and the check.
 
-    Subclasses set ``id``, ``instruction_template``, ``file_name`` and implement ``sheets``,
-    ``sample_params``, ``check`` and ``perturb``, plus one or both oracles (``api_steps``,
+    Subclasses set ``id``, ``goal`` (or a whole ``instruction_template``), ``file_name`` and implement
+    ``sheets``, ``sample_params``, ``check`` and ``perturb``, plus one or both oracles (``api_steps``,
     ``gui_steps``, which return action texts without the final ``exit``).
     """
 
@@ -241,6 +244,13 @@ class CalcFamily(Task):
     needs_save = True
     max_steps = 40  # GUI oracles spend steps waiting for the focus on a slow machine
     file_name = "data.xlsx"
+    #: what to do; set, the instruction is the sentence saying the sheet is open, then the goal.
+    goal: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if "goal" in cls.__dict__:
+            cls.instruction_template = f"{SHEET_OPEN} {cls.goal}"
+        super().__init_subclass__(**kwargs)
 
     @property
     def path(self) -> str:

@@ -44,10 +44,9 @@ class FixWrongValues(CalcFamily):
 
     id = "calc.fix_wrong_values"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. A stock count was mistyped: {corrections}. "
-        "Correct the Stock column (C) accordingly, change nothing else, and save the file in its current "
-        "xlsx format."
+    goal = (
+        "A stock count was mistyped: {corrections}. Correct the Stock column (C) accordingly, change nothing "
+        "else, and save the file in its current xlsx format."
     )
     tags = ("calc", "edit")
     file_name = "stock.xlsx"
@@ -87,10 +86,9 @@ class SortRows(CalcFamily):
 
     id = "calc.sort_rows"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Sort the table's {count} data rows by "
-        "{key} ({column_name}) in {order} order, keeping each row's cells together and the header in "
-        "row 1. Save the file in its current xlsx format."
+    goal = (
+        "Sort the table's {count} data rows by {key} ({column_name}) in {order} order, keeping each row's "
+        "cells together and the header in row 1. Save the file in its current xlsx format."
     )
     tags = ("calc", "sort")
     file_name = "inventory.xlsx"
@@ -137,9 +135,9 @@ class FindReplace(CalcFamily):
 
     id = "calc.find_replace"
     oracles = ("api",)
-    instruction_template = (
-        'The spreadsheet {path} is open in LibreOffice Calc. The city "{right}" is misspelt as "{wrong}" '
-        'throughout the sheet. Replace every "{wrong}" with "{right}" and save the file in its current xlsx format.'
+    goal = (
+        'The city "{right}" is misspelt as "{wrong}" throughout the sheet. Replace every "{wrong}" with '
+        '"{right}" and save the file in its current xlsx format.'
     )
     tags = ("calc", "edit", "find_replace")
     file_name = "shipments.xlsx"
@@ -189,10 +187,9 @@ class RemoveDuplicates(CalcFamily):
 
     id = "calc.remove_duplicates"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Some rows of the table are exact duplicates of an "
-        "earlier row. Delete the duplicate rows (keep the first occurrence of each, leave no empty rows) and "
-        "save the file in its current xlsx format."
+    goal = (
+        "Some rows of the table are exact duplicates of an earlier row. Delete the duplicate rows (keep the "
+        "first occurrence of each, leave no empty rows) and save the file in its current xlsx format."
     )
     tags = ("calc", "edit", "deduplicate")
     file_name = "contacts.xlsx"
@@ -239,10 +236,9 @@ class TransposeRange(CalcFamily):
 
     id = "calc.transpose"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Put a transposed copy of the table in {source} "
-        "(rows become columns) with its top-left corner in cell {target}; leave the original as it is. Save "
-        "the file in its current xlsx format."
+    goal = (
+        "Put a transposed copy of the table in {source} (rows become columns) with its top-left corner in "
+        "cell {target}; leave the original as it is. Save the file in its current xlsx format."
     )
     tags = ("calc", "edit", "transpose")
     file_name = "matrix.xlsx"

@@ -22,9 +22,9 @@ class InsertChart(CalcFamily):
 
     id = "calc.insert_chart"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Insert a {chart_type} chart of the data in {data} "
-        '(months as categories) titled "{title}" on the same sheet, then save the file in its current xlsx format.'
+    goal = (
+        'Insert a {chart_type} chart of the data in {data} (months as categories) titled "{title}" on the '
+        "same sheet, then save the file in its current xlsx format."
     )
     tags = ("calc", "chart")
     file_name = "monthly.xlsx"
@@ -73,10 +73,9 @@ class PivotTable(CalcFamily):
 
     id = "calc.pivot_table"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Create a pivot table from {source} that shows the "
-        "{function} of {data_field} for each {row_field}, placed at {target} on the same sheet. Save the file in "
-        "its current xlsx format."
+    goal = (
+        "Create a pivot table from {source} that shows the {function} of {data_field} for each {row_field}, "
+        "placed at {target} on the same sheet. Save the file in its current xlsx format."
     )
     tags = ("calc", "pivot")
     file_name = "deals.xlsx"
@@ -153,10 +152,7 @@ class SaveAsCsv(ExportFamily):
 
     id = "calc.save_as_csv"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Save its sheet as a comma-separated CSV file "
-        "{target} (header row included)."
-    )
+    goal = "Save its sheet as a comma-separated CSV file {target} (header row included)."
 
     def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
         return verify_csv_rows(data, params["rows"], header=["Name", "Region", "Hours"], delimiter=",")
@@ -167,10 +163,7 @@ class SaveAsOds(ExportFamily):
 
     id = "calc.save_as_ods"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Save a copy of it in OpenDocument Spreadsheet "
-        "format as {target}."
-    )
+    goal = "Save a copy of it in OpenDocument Spreadsheet format as {target}."
     suffix = ".ods"
 
     def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
@@ -207,18 +200,14 @@ class InfeasibleCalc(CalcFamily):
 
 class ExportPsd(InfeasibleCalc):
     id = "calc.export_psd"
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Export the sheet as a layered Photoshop PSD image "
-        "~/Documents/budget.psd, one layer per column."
-    )
+    goal = "Export the sheet as a layered Photoshop PSD image ~/Documents/budget.psd, one layer per column."
 
 
 class VbaButton(InfeasibleCalc):
     id = "calc.vba_activex_button"
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Add an ActiveX command button running a VBA macro "
-        "that emails the budget through Outlook, and save it as a macro-enabled workbook with the ActiveX control "
-        "working in Excel."
+    goal = (
+        "Add an ActiveX command button running a VBA macro that emails the budget through Outlook, and save "
+        "it as a macro-enabled workbook with the ActiveX control working in Excel."
     )
 
 

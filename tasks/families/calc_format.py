@@ -58,9 +58,9 @@ class NumberFormat(CalcFamily):
 
     id = "calc.number_format"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Format the cells {cells} ({what}) as {kind} "
-        "without changing their values, then save the file in its current xlsx format."
+    goal = (
+        "Format the cells {cells} ({what}) as {kind} without changing their values, then save the file in its "
+        "current xlsx format."
     )
     tags = ("calc", "format")
     file_name = "rates.xlsx"
@@ -116,10 +116,7 @@ class BoldHeader(CalcFamily):
 
     id = "calc.bold_header"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Make the header cells {header} bold (only those) "
-        "and save the file in its current xlsx format."
-    )
+    goal = "Make the header cells {header} bold (only those) and save the file in its current xlsx format."
     tags = ("calc", "format", "font")
     file_name = "products.xlsx"
 
@@ -152,9 +149,8 @@ class BackgroundColor(CalcFamily):
 
     id = "calc.background_color"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Give the cells {cells} a solid {color_name} "
-        "background ({color}) and save the file in its current xlsx format."
+    goal = (
+        "Give the cells {cells} a solid {color_name} background ({color}) and save the file in its current xlsx format."
     )
     tags = ("calc", "format", "color")
     file_name = "highlight.xlsx"
@@ -185,9 +181,9 @@ class MergeTitle(CalcFamily):
 
     id = "calc.merge_title"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Merge the cells {cells} into one cell holding the "
-        'title "{title}" (the table below must stay as it is) and save the file in its current xlsx format.'
+    goal = (
+        'Merge the cells {cells} into one cell holding the title "{title}" (the table below must stay as it '
+        "is) and save the file in its current xlsx format."
     )
     tags = ("calc", "format", "merge")
     file_name = "titled.xlsx"
@@ -227,9 +223,9 @@ class ColumnWidth(CalcFamily):
 
     id = "calc.column_width"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Set the width of column {column} to {width_cm} cm "
-        "so the long names fit, and save the file in its current xlsx format."
+    goal = (
+        "Set the width of column {column} to {width_cm} cm so the long names fit, and save the file in its "
+        "current xlsx format."
     )
     tags = ("calc", "format", "layout")
     file_name = "wide.xlsx"
@@ -260,10 +256,9 @@ class ConditionalFormat(CalcFamily):
 
     id = "calc.conditional_format"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Add conditional formatting to {cells} (Units) so "
-        "that cells {relation} {threshold} get a red background ({color}). Save the file in its current xlsx "
-        "format."
+    goal = (
+        "Add conditional formatting to {cells} (Units) so that cells {relation} {threshold} get a red "
+        "background ({color}). Save the file in its current xlsx format."
     )
     tags = ("calc", "format", "conditional")
     file_name = "units.xlsx"

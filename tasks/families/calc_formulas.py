@@ -55,10 +55,9 @@ class FillFormulaColumn(FormulaColumn):
 
     id = "calc.fill_formula_column"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Fill column D (Revenue) with a formula that "
-        "multiplies Units (column B) by Price (column C) for each of the {rows} item rows, then save the "
-        "file in its current xlsx format."
+    goal = (
+        "Fill column D (Revenue) with a formula that multiplies Units (column B) by Price (column C) for each "
+        "of the {rows} item rows, then save the file in its current xlsx format."
     )
     tags = ("calc", "formula")
     file_name = "revenue.xlsx"
@@ -89,10 +88,10 @@ class SummaryRow(CalcFamily):
 
     id = "calc.summary_row"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. In row {summary_row}, directly below the table, "
-        "write the label {label} in column A and, in columns B, C and D, a formula giving the {stat} of that "
-        "column's values in rows 2 to {last_row}. Save the file in its current xlsx format."
+    goal = (
+        "In row {summary_row}, directly below the table, write the label {label} in column A and, in columns "
+        "B, C and D, a formula giving the {stat} of that column's values in rows 2 to {last_row}. Save the "
+        "file in its current xlsx format."
     )
     tags = ("calc", "formula", "aggregate")
     file_name = "quarters.xlsx"
@@ -148,10 +147,10 @@ class VlookupPrices(FormulaColumn):
 
     id = "calc.vlookup_prices"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Column C (Unit price) of the {rows} orders is "
-        "empty; the price list is in F1:G{list_end}. Fill C2:C{last_row} with VLOOKUP formulas that look up "
-        "each order's product (column B) in the price list. Save the file in its current xlsx format."
+    goal = (
+        "Column C (Unit price) of the {rows} orders is empty; the price list is in F1:G{list_end}. Fill "
+        "C2:C{last_row} with VLOOKUP formulas that look up each order's product (column B) in the price list. "
+        "Save the file in its current xlsx format."
     )
     tags = ("calc", "formula", "lookup")
     file_name = "orders.xlsx"
@@ -197,10 +196,10 @@ class IfPassFail(FormulaColumn):
 
     id = "calc.if_pass_fail"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. In column C (Result) of each of the {rows} "
-        'students, enter an IF formula that shows "Pass" when the Score in column B is at least {threshold} '
-        'and "Fail" otherwise. Save the file in its current xlsx format.'
+    goal = (
+        'In column C (Result) of each of the {rows} students, enter an IF formula that shows "Pass" when the '
+        'Score in column B is at least {threshold} and "Fail" otherwise. Save the file in its current xlsx '
+        "format."
     )
     tags = ("calc", "formula", "logic")
     file_name = "scores.xlsx"
@@ -236,10 +235,10 @@ class GrandTotal(CalcFamily):
 
     id = "calc.grand_total"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. In cell {target}, compute the grand total of the "
-        "invoice (the sum over rows 2 to {last_row} of Qty times Unit price) with a single formula, so it "
-        "updates when the table changes. Save the file in its current xlsx format."
+    goal = (
+        "In cell {target}, compute the grand total of the invoice (the sum over rows 2 to {last_row} of Qty "
+        "times Unit price) with a single formula, so it updates when the table changes. Save the file in its "
+        "current xlsx format."
     )
     tags = ("calc", "formula", "aggregate")
     file_name = "invoice.xlsx"

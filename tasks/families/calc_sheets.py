@@ -46,10 +46,7 @@ class RenameSheet(SheetFamily):
 
     id = "calc.rename_sheet"
     oracles = ("api", "gui")
-    instruction_template = (
-        'The spreadsheet {path} is open in LibreOffice Calc. Rename the sheet "{old}" to "{new}" and save the '
-        "file in its current xlsx format."
-    )
+    goal = 'Rename the sheet "{old}" to "{new}" and save the file in its current xlsx format.'
     file_name = "workbook.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -84,10 +81,7 @@ class AddSheet(SheetFamily):
 
     id = "calc.add_sheet"
     oracles = ("api",)
-    instruction_template = (
-        'The spreadsheet {path} is open in LibreOffice Calc. Add a new empty sheet named "{new}" after the '
-        "last sheet and save the file in its current xlsx format."
-    )
+    goal = 'Add a new empty sheet named "{new}" after the last sheet and save the file in its current xlsx format.'
     file_name = "book.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -109,10 +103,7 @@ class DeleteSheet(SheetFamily):
 
     id = "calc.delete_sheet"
     oracles = ("api",)
-    instruction_template = (
-        'The spreadsheet {path} is open in LibreOffice Calc. Delete the sheet "{doomed}" (keep the others) and '
-        "save the file in its current xlsx format."
-    )
+    goal = 'Delete the sheet "{doomed}" (keep the others) and save the file in its current xlsx format.'
     file_name = "sheets.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -135,10 +126,9 @@ class CopyToSheet(CalcFamily):
 
     id = "calc.copy_to_sheet"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Copy the range A1:C{last_row} of sheet Data to "
-        "sheet {target_sheet}, starting at cell A1 there (the Data sheet stays as it is). Save the file in its "
-        "current xlsx format."
+    goal = (
+        "Copy the range A1:C{last_row} of sheet Data to sheet {target_sheet}, starting at cell A1 there (the "
+        "Data sheet stays as it is). Save the file in its current xlsx format."
     )
     tags = ("calc", "edit", "sheets")
     file_name = "records.xlsx"

@@ -49,10 +49,9 @@ class InsertRow(CalcFamily):
 
     id = "calc.insert_row"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Insert a new row at row {position} (the rows from "
-        "there down move down by one) holding Name {name}, Region {region}, Calls {calls} and Sales {sales}. "
-        "Save the file in its current xlsx format."
+    goal = (
+        "Insert a new row at row {position} (the rows from there down move down by one) holding Name {name}, "
+        "Region {region}, Calls {calls} and Sales {sales}. Save the file in its current xlsx format."
     )
     tags = ("calc", "rows")
     file_name = "team.xlsx"
@@ -107,9 +106,9 @@ class DeleteColumn(CalcFamily):
 
     id = "calc.delete_column"
     oracles = ("api", "gui")
-    instruction_template = (
-        'The spreadsheet {path} is open in LibreOffice Calc. Delete the column headed "{header}" entirely '
-        "(the columns to its right move left). Save the file in its current xlsx format."
+    goal = (
+        'Delete the column headed "{header}" entirely (the columns to its right move left). Save the file in '
+        "its current xlsx format."
     )
     tags = ("calc", "columns")
     file_name = "team_notes.xlsx"
@@ -148,10 +147,7 @@ class FreezePanes(CalcFamily):
 
     id = "calc.freeze_panes"
     oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Freeze {what} so they stay visible while "
-        "scrolling. Save the file in its current xlsx format."
-    )
+    goal = "Freeze {what} so they stay visible while scrolling. Save the file in its current xlsx format."
     tags = ("calc", "view")
     file_name = "long_list.xlsx"
 
@@ -179,9 +175,9 @@ class AutoFilter(CalcFamily):
 
     id = "calc.autofilter"
     oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Turn on AutoFilter for the table {table} so each "
-        "header cell gets a filter drop-down. Save the file in its current xlsx format."
+    goal = (
+        "Turn on AutoFilter for the table {table} so each header cell gets a filter drop-down. Save the file "
+        "in its current xlsx format."
     )
     tags = ("calc", "filter")
     file_name = "calls.xlsx"
