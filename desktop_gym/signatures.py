@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Union, get_args, get_origin
 
 from .errors import ActionParseError
@@ -189,3 +189,36 @@ def function_tool_schema(name: str, description: str, params: Sequence[Any]) -> 
             },
         },
     }
+
+
+def check_arguments(
+    params: Sequence[Any],
+    values: Mapping[str, Any],
+    called_as: str,
+    error: Callable[[str], Exception],
+    missing: str = "missing required argument",
+) -> dict[str, Any]:
+    """Every parameter's checked, converted value (defaults filled in): the part both parsers share.
+
+    Args:
+        params: Parameters with ``name``, ``annotation``, ``default`` and ``required``.
+        values: The given values by parameter name (unknown names already refused).
+        called_as: The action or method name that starts each message.
+        error: The exception type raised (``ActionParseError``, ``ApiArgumentError``).
+        missing: How a message says a required argument is missing.
+
+    Raises:
+        Exception: ``error`` for a missing required argument or a value that does not fit.
+    """
+    checked: dict[str, Any] = {}
+    for param in params:
+        if param.name not in values:
+            if param.required:
+                raise error(f"{called_as}() {missing} {param.name!r}")
+            checked[param.name] = param.default
+            continue
+        try:
+            checked[param.name] = check_value(param.annotation, values[param.name], param.name)
+        except ArgumentError as exc:
+            raise error(f"{called_as}(): {exc}") from None
+    return checked

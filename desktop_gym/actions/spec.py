@@ -19,7 +19,7 @@ from desktop_gym.actions.types import ACTION_TYPES, Action, ActionParseError
 from desktop_gym.signatures import (
     ArgumentError,
     Point,
-    check_value,
+    check_arguments,
     function_tool_schema,
     parse_docstring,
     type_text,
@@ -184,18 +184,7 @@ class ActionSpec:
             if key in values:
                 raise ActionParseError(f"{called_as}() got multiple values for argument {key!r}")
             values[key] = value
-        checked: dict[str, Any] = {}
-        for param in self.params:
-            if param.name not in values:
-                if param.required:
-                    raise ActionParseError(f"{called_as}() missing required argument {param.name!r}")
-                checked[param.name] = param.default
-                continue
-            try:
-                checked[param.name] = check_value(param.annotation, values[param.name], param.name)
-            except ArgumentError as exc:
-                raise ActionParseError(f"{called_as}(): {exc}") from None
-        return checked
+        return check_arguments(self.params, values, called_as, ActionParseError)
 
     def make(self, ctx: ParseContext, called_as: str, args: list[Any], kwargs: dict[str, Any]) -> list[Action]:
         """Bind the arguments and build the typed actions."""

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
 from desktop_gym.signatures import (  # one docstring reader, one schema, for actions and app APIs
-    ArgumentError,
-    check_value,
+    check_arguments,
     function_tool_schema,
     parse_docstring,
     type_text,
@@ -129,18 +128,9 @@ class ToolMethod:
                     f"{self.qualified_name}() got an unknown argument {given!r}{hint}; "
                     f"it takes: {', '.join(names) or 'no arguments'}"
                 )
-        checked: dict[str, Any] = {}
-        for param in self.params:
-            if param.name not in arguments:
-                if param.required:
-                    raise ApiArgumentError(f"{self.qualified_name}() is missing the required argument {param.name!r}")
-                checked[param.name] = param.default
-                continue
-            try:
-                checked[param.name] = check_value(param.annotation, arguments[param.name], param.name)
-            except ArgumentError as exc:
-                raise ApiArgumentError(f"{self.qualified_name}(): {exc}") from None
-        return checked
+        return check_arguments(
+            self.params, arguments, self.qualified_name, ApiArgumentError, missing="is missing the required argument"
+        )
 
 
 def _build(tool_class: type, name: str, function: Callable[..., Any]) -> ToolMethod:
