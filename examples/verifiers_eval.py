@@ -1,0 +1,82 @@
+"""Roll out desktop episodes with Prime Intellect verifiers' own ``run_eval`` against a local endpoint.
+
+By default this starts ``desktop-gym llm serve``'s endpoint (SmolLM2-135M-Instruct, offline) in
+this process; pass ``--base-url`` to use any OpenAI-compatible endpoint instead (vLLM, a hosted
+model). Every rollout plays a real desktop; its reward is the task verifier's verdict::
+
+    python examples/verifiers_eval.py --episodes 2 --output-dir runs/verifiers
+
+Run it as a script (not ``python -m`` from the repository root): the repository's own
+``verifiers/`` folder (task verifiers) would shadow the PyPI package on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+@contextlib.contextmanager
+def model_endpoint(base_url: str | None) -> Iterator[str]:
+    """``base_url`` as given, else the offline model served over HTTP for the duration."""
+    if base_url:
+        yield base_url
+        return
+    from desktop_gym.llm import configure_inference_threads, shared_default_model
+    from desktop_gym.llm.server import local_endpoint
+
+    configure_inference_threads()
+    tokenizer, model = shared_default_model()
+    with local_endpoint(model, tokenizer) as url:
+        yield url
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", default="calc.enter_value")
+    parser.add_argument("--episodes", type=int, default=2, help="rollouts, one seed each")
+    parser.add_argument("--max-steps", type=int, default=3, help="env steps per episode")
+    parser.add_argument("--max-tokens", type=int, default=48, help="tokens per model reply")
+    parser.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: local SmolLM2)")
+    parser.add_argument("--model", default="SmolLM2-135M-Instruct")
+    parser.add_argument("--output-dir", type=Path, default=Path("runs/verifiers"))
+    parser.add_argument("--json", type=Path, default=None, help="also write the per-episode rows here")
+    args = parser.parse_args()
+    for path in sys.path:
+        if Path(path or ".").resolve() == REPOSITORY:
+            sys.exit("run this example from outside the repository root: its verifiers/ folder shadows the package")
+
+    from desktop_gym.train.adapters.episode import EnvSource
+    from desktop_gym.train.adapters.verifiers_env import env_config, episode_rewards, run_desktop_eval
+
+    source = EnvSource(
+        options={
+            "action_mode": "api",
+            "observation": ("instruction", "last_action_result", "last_action_error"),
+            "max_steps": args.max_steps,
+        }
+    )
+    config = env_config([args.task], seeds=range(args.episodes), source=source, max_tokens=args.max_tokens)
+    os.environ.setdefault("OPENAI_API_KEY", "local")
+    with model_endpoint(args.base_url) as base_url:
+        episodes = run_desktop_eval(config, base_url=base_url, model=args.model, output_dir=args.output_dir)
+    rows = episode_rewards(episodes)
+    for row in rows:
+        desktop = row["desktop"] or {}
+        print(
+            f"{row['task']}: {row['turns']} turns, {desktop.get('steps')} env steps, "
+            f"reward {row['reward']} (task verifier), errors {len(row['errors'])}"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
