@@ -31,7 +31,7 @@ class EnvSection:
         envs: desktops running episodes at once.
         backend: backend name (``local``, ``container``, ...).
         server: an env server address (``host:port`` or ``unix:PATH``): use ``RemoteEnv``s from it
-            instead of in-process envs.
+            instead of in-process envs; its token comes from ``$DESKTOP_GYM_TOKEN``.
         observation: observation parts the envs produce.
         action_mode: ``hybrid``, ``api`` or ``gui``.
         max_steps: step budget per episode.

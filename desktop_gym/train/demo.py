@@ -29,25 +29,29 @@ def demo_config(output: str = "runs/train-demo") -> TrainConfig:
         prompt=PromptSection(prefill=DEMO_PREFILL, actions_text=DEMO_ACTIONS, system_role=DEMO_ROLE, history=0),
         model=ModelSection(temperature=1.0, max_new_tokens=14, max_prompt_tokens=512, threads=1),
         rl=RLSection(
-            iterations=7,
+            iterations=8,
             tasks_per_iteration=2,
-            group_size=8,
+            group_size=6,
             train_seeds=500,
-            eval_seeds=24,
+            eval_seeds=20,
             learning_rate=5e-5,
             micro_batch=16,
         ),
         grpo=GRPOConfig(kl_coef=0.02),
+        # The plateau rule over windows of one iteration (this task is learned in 3-4 iterations); the
+        # fallback only if success never levels off. SFT uses diverse successes from the whole phase
+        # with a label-smoothed target: plain SFT on a collapsed policy's successes sharpened it further.
         entropulse=EntropulseConfig(
-            window=2,
-            entropy_drop=0.15,
+            window=1,
+            entropy_drop=0.5,
             plateau_tolerance=0.1,
-            min_rl_iterations=4,
-            max_rl_iterations=4,
+            min_rl_iterations=3,
+            max_rl_iterations=6,
             sft_steps=4,
             sft_per_task=2,
             sft_batch_size=8,
-            sft_learning_rate=1e-5,
+            sft_learning_rate=2e-5,
+            sft_label_smoothing=0.1,
             max_phases=1,
         ),
     )

@@ -35,6 +35,9 @@ class EntropulseConfig:
         sft_per_task: successful trajectories sampled per task for SFT.
         sft_batch_size: samples per SFT step.
         sft_learning_rate: learning rate of the SFT phase.
+        sft_label_smoothing: label smoothing of the SFT loss (0: plain next-token SFT). SFT on the
+            successes of a near-deterministic policy sharpens it further; a smoothed target puts
+            probability back on other tokens, so entropy recovers.
         max_phases: at most this many SFT phases in a run.
     """
 
@@ -48,6 +51,7 @@ class EntropulseConfig:
     sft_per_task: int = 4
     sft_batch_size: int = 8
     sft_learning_rate: float = 2e-5
+    sft_label_smoothing: float = 0.0
     max_phases: int = 3
 
     def __post_init__(self) -> None:
@@ -59,6 +63,8 @@ class EntropulseConfig:
             raise ValueError(
                 f"entropulse.min_rl_iterations ({self.min_rl_iterations}) must be >= 2 * window ({2 * self.window})"
             )
+        if not 0 <= self.sft_label_smoothing < 1:
+            raise ValueError(f"entropulse.sft_label_smoothing must be in [0, 1), got {self.sft_label_smoothing}")
         for name in ("plateau_tolerance", "max_rl_iterations", "sft_steps", "sft_per_task", "max_phases"):
             if getattr(self, name) < 0:
                 raise ValueError(f"entropulse.{name} must be >= 0, got {getattr(self, name)}")
@@ -113,7 +119,9 @@ def sample_sft_steps(
     """Well-formed steps of successful trajectories, at most ``per_task`` trajectories per task instance.
 
     A task instance is a task id and a seed (a family's seeds are different tasks). Sampling per
-    instance keeps easy tasks (many successes) from crowding out the rest.
+    instance keeps easy tasks (many successes) from crowding out the rest; within an instance,
+    trajectories with distinct actions are taken first (diverse successes, not ``per_task`` copies of
+    the mode), then duplicates if there are not enough distinct ones.
     """
     by_task: dict[str, list[Trajectory]] = {}
     for trajectory in trajectories:
@@ -122,7 +130,13 @@ def sample_sft_steps(
     chosen: list[tuple[Trajectory, Step]] = []
     for task_id in sorted(by_task):
         pool = by_task[task_id]
-        picks = rng.choice(len(pool), size=min(per_task, len(pool)), replace=False)
-        for index in sorted(int(i) for i in picks):
+        order = [int(i) for i in rng.permutation(len(pool))]
+        seen: set[tuple[str, ...]] = set()
+        distinct, repeats = [], []
+        for index in order:
+            actions = tuple(step.action for step in pool[index].steps)
+            (repeats if actions in seen else distinct).append(index)
+            seen.add(actions)
+        for index in sorted((distinct + repeats)[:per_task]):
             chosen += [(pool[index], step) for step in pool[index].steps if step.well_formed]
     return chosen

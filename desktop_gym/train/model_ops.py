@@ -82,9 +82,13 @@ def batch_tensors(samples: Sequence[Sample], pad_id: int) -> dict[str, Any]:
     }
 
 
-def token_logprobs(model: Any, batch: dict[str, Any], bf16: bool, with_entropy: bool = False) -> tuple[Any, Any]:
+def token_logprobs(
+    model: Any, batch: dict[str, Any], bf16: bool, with_entropy: bool = False, label_smoothing: float = 0.0
+) -> tuple[Any, Any]:
     """Log-probs of each next token (``[B, L-1]``) and, if asked, the distribution's entropy there.
 
+    With ``label_smoothing`` e the first tensor is instead the log-likelihood of the smoothed target
+    (1 - e on the token, e spread evenly over the vocabulary): ``(1 - e) log p(token) + e mean_v log p(v)``.
     Runs under bfloat16 autocast on the CPU when ``bf16`` (and on CUDA when the model is there);
     log-softmax is taken in float32.
     """
@@ -96,6 +100,8 @@ def token_logprobs(model: Any, batch: dict[str, Any], bf16: bool, with_entropy: 
         logits = model(input_ids=input_ids, attention_mask=batch["attention_mask"].to(device)).logits[:, :-1]
     logp_all = logits.float().log_softmax(-1)
     chosen = logp_all.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    if label_smoothing:
+        chosen = (1 - label_smoothing) * chosen + label_smoothing * logp_all.mean(-1)
     entropy = None
     if with_entropy:
         entropy = -(logp_all.exp() * logp_all).sum(-1)

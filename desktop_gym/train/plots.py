@@ -56,6 +56,9 @@ def plot_metrics(metrics_path: Path | str, out: Path | str | None = None) -> Pat
         axis.scatter([x for x, _ in sft], [y for _, y in sft], s=18, color="#d62728", marker="s", label="SFT")
         for start, end in _sft_spans(rows):
             axis.axvspan(start, end, color="#d62728", alpha=0.12)
+        if key == "entropy" and ys and min(ys) > 0:  # spans decades: a rise from 0.01 shows
+            axis.set_yscale("log")
+            title += ", log scale"
         axis.set_title(title, fontsize=10)
         axis.grid(alpha=0.3)
     if evals:

@@ -4,7 +4,8 @@ Per-task success is tracked with an EMA (``alpha`` 0.2); a task is drawn with we
 ``exp(-(p - 0.5)^2 / (2 * 0.25^2))``, highest for tasks solved about half the time; a fixed
 share of every batch (20%) is drawn uniformly so no task is starved; tasks whose initial pass
 rate lies outside ``[0.1, 0.9]`` are set aside (too hard or already solved). Any trainer can use
-the sampler: call :meth:`FrontierSampler.sample` for a batch, :meth:`update` with the results.
+the sampler: call :meth:`FrontierSampler.sample` for a batch, :meth:`observe` with the results
+(or :meth:`set_initial` once with measured pass rates, then :meth:`update`).
 """
 
 from __future__ import annotations
@@ -72,6 +73,17 @@ class FrontierSampler:
             previous = self.success.get(task)
             self.success[task] = float(rate) if previous is None else (1 - self.alpha) * previous + self.alpha * rate
         # A set-aside task stays aside: its initial pass rate decided it.
+
+    def observe(self, results: Mapping[str, float]) -> None:
+        """Fold a batch in; a task's first measured rate is its initial pass rate (:meth:`set_initial`).
+
+        This is how the trainer measures initial pass rates without a separate pass over every task:
+        the first group of G rollouts of a task instance measures it (a 0/G or G/G group also has no
+        GRPO signal, so setting such a task aside costs nothing).
+        """
+        first = {task: rate for task, rate in results.items() if task not in self.success}
+        self.set_initial(first)
+        self.update({task: rate for task, rate in results.items() if task not in first})
 
     def weight(self, task: str) -> float:
         """The frontier weight of ``task`` (an unseen task counts as p = center)."""

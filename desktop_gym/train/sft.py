@@ -33,8 +33,13 @@ def sft_updates(
     rng: np.random.Generator,
     bf16: bool = True,
     max_grad_norm: float = 1.0,
+    label_smoothing: float = 0.0,
 ) -> float:
-    """``steps`` AdamW steps of next-token SFT on random batches of ``samples``; returns the mean loss."""
+    """``steps`` AdamW steps of next-token SFT on random batches of ``samples``; returns the mean loss.
+
+    ``label_smoothing`` e trains towards 1 - e on each target token and e spread over the vocabulary
+    (the loss then includes the smoothed target's own entropy, so it does not reach 0).
+    """
     import torch
 
     from .grpo import sft_loss
@@ -47,7 +52,7 @@ def sft_updates(
         picks = rng.choice(len(samples), size=min(batch_size, len(samples)), replace=False)
         optimizer.zero_grad(set_to_none=True)
         batch = batch_tensors([samples[int(i)] for i in picks], pad_id)
-        logp, _ = token_logprobs(model, batch, bf16)
+        logp, _ = token_logprobs(model, batch, bf16, label_smoothing=label_smoothing)
         loss = sft_loss(logp, batch["response_mask"])
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)

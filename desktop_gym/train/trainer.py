@@ -76,7 +76,7 @@ def load_policy_model(path: str, device: str) -> tuple[Any, Any]:
 
 
 def make_envs(config: TrainConfig) -> list[Any]:
-    """The envs of a run: ``RemoteEnv``s of ``env.server`` or in-process ``DesktopEnv``s."""
+    """The envs: ``RemoteEnv``s of ``env.server`` (token: ``$DESKTOP_GYM_TOKEN``) or in-process ``DesktopEnv``s."""
     section = config.env
     kwargs = {
         "observation": section.observation,
@@ -85,9 +85,13 @@ def make_envs(config: TrainConfig) -> list[Any]:
         "settle_timeout": section.settle_timeout,
     }
     if section.server:
+        import os
+
+        from ..cli_serve import TOKEN_ENV
         from ..serve.client import RemoteEnv
 
-        return [RemoteEnv(section.server, task_id=section.task_ids[0], **kwargs) for _ in range(section.envs)]
+        token = os.environ.get(TOKEN_ENV)  # a secret: from the environment, never from the config file
+        return [RemoteEnv(section.task_ids[0], section.server, token, **kwargs) for _ in range(section.envs)]
     from ..env import DesktopEnv
 
     return [DesktopEnv(section.task_ids[0], backend=section.backend, **kwargs) for _ in range(section.envs)]
@@ -266,7 +270,7 @@ class Trainer:
         per_instance: dict[str, list[float]] = {}
         for trajectory in trajectories:
             per_instance.setdefault(f"{trajectory.task_id}#{trajectory.seed}", []).append(float(trajectory.success))
-        self.sampler.update({key: float(np.mean(v)) for key, v in per_instance.items()})
+        self.sampler.observe({key: float(np.mean(v)) for key, v in per_instance.items()})
         self.buffer += [t for t in trajectories if t.success]
         success = float(np.mean([t.success for t in trajectories])) if trajectories else 0.0
         seconds = stats.seconds + time.perf_counter() - started
@@ -284,6 +288,7 @@ class Trainer:
             policy_lag=float(np.mean(lag)) if lag else 0.0,
             samples=len(samples),
             episodes=len(trajectories),
+            set_aside=len(self.sampler.set_aside),
             well_formed=float(np.mean([s.well_formed for _, s in steps])) if steps else 0.0,
             **summarize_groups(rewards, groups),
         )
@@ -339,7 +344,9 @@ class Trainer:
         picked = sample_sft_steps(self.buffer, section.sft_per_task, self.rng)
         samples = [step_sample(self.tokenizer, step, 0.0, self.config.model.max_prompt_tokens) for _, step in picked]
         started = time.perf_counter()
-        loss = self.sft(samples, section.sft_steps, section.sft_batch_size, section.sft_learning_rate)
+        loss = self.sft(
+            samples, section.sft_steps, section.sft_batch_size, section.sft_learning_rate, section.sft_label_smoothing
+        )
         self.iteration += 1
         # Measured where the RL entropy was: on the last RL batch's sampled responses.
         entropy = self._entropy(self._last_rl_samples)
@@ -361,7 +368,9 @@ class Trainer:
         self.buffer.clear()
         self.metrics.write("phase", iteration=self.iteration, phase="rl", reason="SFT phase done; reference reset")
 
-    def sft(self, samples: list[Sample], steps: int, batch_size: int, learning_rate: float) -> float:
+    def sft(
+        self, samples: list[Sample], steps: int, batch_size: int, learning_rate: float, label_smoothing: float = 0.0
+    ) -> float:
         """SFT updates on ``samples`` (shared with behavior cloning); bumps the policy version."""
         loss = sft_updates(
             self.model,
@@ -373,6 +382,7 @@ class Trainer:
             rng=self.rng,
             bf16=self.config.model.bf16,
             max_grad_norm=self.config.rl.max_grad_norm,
+            label_smoothing=label_smoothing,
         )
         self.policy.version += 1
         self._sync_sampler()
@@ -418,6 +428,7 @@ class Trainer:
             "entropies": self.trigger.entropies,
             "successes": self.trigger.successes,
             "frontier": self.sampler.success,
+            "set_aside": sorted(self.sampler.set_aside),
         }
         (staging / "trainer_state.json").write_text(json.dumps(state))
         if folder.exists():
@@ -449,6 +460,7 @@ class Trainer:
         self.trigger.entropies[:] = state["entropies"]
         self.trigger.successes[:] = state["successes"]
         self.sampler.success.update(state["frontier"])
+        self.sampler.set_aside.update(state.get("set_aside", []))
         if self.reference is not None:
             self.reference.load_state_dict(self.model.state_dict())
 

@@ -118,3 +118,50 @@ def test_frontier_weights_uniform_share_and_set_aside() -> None:
     assert share_mid == pytest.approx(expected, abs=0.05)
     with pytest.raises(ValueError, match="alpha"):
         FrontierSampler(["a"], alpha=0)
+
+
+def test_sft_prefers_distinct_successes_within_a_task() -> None:
+    def traj(action: str) -> Trajectory:
+        return Trajectory(task_id="x", seed=1, success=True, steps=[Step(1, action)])
+
+    pool = [traj("mode")] * 6 + [traj("rare")]
+    for seed in range(5):
+        chosen = sample_sft_steps(pool, per_task=2, rng=np.random.default_rng(seed))
+        assert sorted(step.action for _, step in chosen) == ["mode", "rare"]
+    chosen = sample_sft_steps(pool, per_task=4, rng=np.random.default_rng(0))
+    assert sorted(step.action for _, step in chosen) == ["mode", "mode", "mode", "rare"]
+
+
+def test_frontier_observe_takes_the_first_rate_as_the_initial_pass_rate() -> None:
+    sampler = FrontierSampler(["a", "b", "c"], seed=0)
+    sampler.observe({"a": 0.0, "b": 0.5})
+    assert sampler.set_aside == {"a"} and sampler.success == {"a": 0.0, "b": 0.5}
+    sampler.observe({"a": 1.0, "b": 1.0, "c": 1.0})  # a and b: EMA; c: first seen, set aside
+    assert sampler.success["a"] == pytest.approx(0.2) and sampler.success["b"] == pytest.approx(0.6)
+    assert sampler.set_aside == {"a", "c"} and set(sampler.sample(50)) == {"b"}
+
+
+def test_label_smoothed_log_likelihood_hand_computed() -> None:
+    import torch
+
+    from desktop_gym.train.model_ops import token_logprobs
+
+    class StandInLogits(torch.nn.Module):
+        """A 'model' whose next-token logits over a 4-token vocabulary are fixed: log-probs log(.4,.3,.2,.1)."""
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> object:
+            logits = torch.tensor([0.4, 0.3, 0.2, 0.1]).log().expand(*input_ids.shape, 4)
+            return type("Out", (), {"logits": logits + self.dummy})()
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.dummy = torch.nn.Parameter(torch.zeros(()))
+
+    batch = {"input_ids": torch.tensor([[0, 1]]), "attention_mask": torch.ones(1, 2)}
+    plain, _ = token_logprobs(StandInLogits(), batch, bf16=False)
+    assert float(plain[0, 0].detach()) == pytest.approx(math.log(0.3), abs=1e-6)
+    smoothed, _ = token_logprobs(StandInLogits(), batch, bf16=False, label_smoothing=0.1)
+    mean_logp = sum(math.log(p) for p in (0.4, 0.3, 0.2, 0.1)) / 4
+    assert float(smoothed[0, 0].detach()) == pytest.approx(0.9 * math.log(0.3) + 0.1 * mean_logp, abs=1e-6)
+    with pytest.raises(ValueError, match="sft_label_smoothing"):
+        EntropulseConfig(sft_label_smoothing=1.0)
