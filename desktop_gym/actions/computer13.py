@@ -10,25 +10,10 @@ from __future__ import annotations
 
 from typing import Literal
 
+from desktop_gym.actions import types as act
 from desktop_gym.actions.keys import normalize_key, normalize_keys
 from desktop_gym.actions.spec import ArgumentError, ParseContext, action
-from desktop_gym.actions.types import (
-    Action,
-    Click,
-    Done,
-    Drag,
-    Fail,
-    Hotkey,
-    KeyDown,
-    KeyUp,
-    MouseDown,
-    MouseUp,
-    MoveTo,
-    Press,
-    Scroll,
-    TypeText,
-    Wait,
-)
+from desktop_gym.actions.types import Action
 
 STYLE = "computer_13"
 PYAUTOGUI_STYLE = "pyautogui"
@@ -44,7 +29,7 @@ def move_to(ctx: ParseContext, x: float, y: float) -> Action:
         x: Horizontal position.
         y: Vertical position.
     """
-    return MoveTo(ctx.coordinate("x", x), ctx.coordinate("y", y), ctx.normalized)
+    return act.MoveTo(ctx.coordinate("x", x), ctx.coordinate("y", y), ctx.normalized)
 
 
 @action("CLICK", styles=[STYLE], aliases=["click"])
@@ -66,7 +51,7 @@ def click(
     px, py = ctx.optional_xy(x, y)
     if not 1 <= num_clicks <= 3:
         raise ArgumentError(f"num_clicks must be 1, 2 or 3, got {num_clicks}")
-    return Click(px, py, button, num_clicks, ctx.normalized)
+    return act.Click(px, py, button, num_clicks, ctx.normalized)
 
 
 @action("MOUSE_DOWN", styles=[STYLE], aliases=["mouse_down"])
@@ -76,7 +61,7 @@ def mouse_down(ctx: ParseContext, button: Button = "left") -> Action:
     Args:
         button: The mouse button.
     """
-    return MouseDown(None, None, button, ctx.normalized)
+    return act.MouseDown(None, None, button, ctx.normalized)
 
 
 @action("MOUSE_UP", styles=[STYLE], aliases=["mouse_up"])
@@ -86,7 +71,7 @@ def mouse_up(ctx: ParseContext, button: Button = "left") -> Action:
     Args:
         button: The mouse button.
     """
-    return MouseUp(None, None, button, ctx.normalized)
+    return act.MouseUp(None, None, button, ctx.normalized)
 
 
 @action("RIGHT_CLICK", styles=[STYLE], aliases=["right_click"])
@@ -98,7 +83,7 @@ def right_click(ctx: ParseContext, x: float | None = None, y: float | None = Non
         y: Vertical position.
     """
     px, py = ctx.optional_xy(x, y)
-    return Click(px, py, "right", 1, ctx.normalized)
+    return act.Click(px, py, "right", 1, ctx.normalized)
 
 
 @action("DOUBLE_CLICK", styles=[STYLE], aliases=["double_click"])
@@ -110,7 +95,7 @@ def double_click(ctx: ParseContext, x: float | None = None, y: float | None = No
         y: Vertical position.
     """
     px, py = ctx.optional_xy(x, y)
-    return Click(px, py, "left", 2, ctx.normalized)
+    return act.Click(px, py, "left", 2, ctx.normalized)
 
 
 @action("DRAG_TO", styles=[STYLE], aliases=["drag_to"])
@@ -121,7 +106,7 @@ def drag_to(ctx: ParseContext, x: float, y: float) -> Action:
         x: Horizontal position of the drop.
         y: Vertical position of the drop.
     """
-    return Drag(ctx.coordinate("x", x), ctx.coordinate("y", y), None, None, "left", ctx.normalized)
+    return act.Drag(ctx.coordinate("x", x), ctx.coordinate("y", y), None, None, "left", ctx.normalized)
 
 
 @action("SCROLL", styles=[STYLE], aliases=["scroll"])
@@ -132,7 +117,7 @@ def scroll(ctx: ParseContext, dx: int = 0, dy: int = 0) -> Action:
         dx: Horizontal wheel notches (positive = right).
         dy: Vertical wheel notches (positive = up, as in OSWorld and pyautogui).
     """
-    return Scroll(dx, -dy)
+    return act.Scroll(dx, -dy)
 
 
 @action("TYPING", styles=[STYLE], aliases=["typing"])
@@ -142,7 +127,7 @@ def typing(ctx: ParseContext, text: str) -> Action:
     Args:
         text: The text to type (any characters, newlines included).
     """
-    return TypeText(text)
+    return act.TypeText(text)
 
 
 @action("PRESS", styles=[STYLE], aliases=["press"])
@@ -152,7 +137,7 @@ def press(ctx: ParseContext, key: str) -> Action:
     Args:
         key: The key name.
     """
-    return Press(normalize_key(key))
+    return act.Press(normalize_key(key))
 
 
 @action("KEY_DOWN", styles=[STYLE], aliases=["key_down"])
@@ -162,7 +147,7 @@ def key_down(ctx: ParseContext, key: str) -> Action:
     Args:
         key: The key name.
     """
-    return KeyDown(normalize_key(key))
+    return act.KeyDown(normalize_key(key))
 
 
 @action("KEY_UP", styles=[STYLE], aliases=["key_up"])
@@ -172,7 +157,7 @@ def key_up(ctx: ParseContext, key: str) -> Action:
     Args:
         key: The key name.
     """
-    return KeyUp(normalize_key(key))
+    return act.KeyUp(normalize_key(key))
 
 
 @action("HOTKEY", styles=[STYLE], aliases=["hotkey"])
@@ -182,22 +167,22 @@ def hotkey(ctx: ParseContext, keys: list[str]) -> Action:
     Args:
         keys: Key names pressed together in order and released in reverse.
     """
-    return Hotkey(normalize_keys(keys))
+    return act.Hotkey(normalize_keys(keys))
 
 
 @action("WAIT", styles=[STYLE, PYAUTOGUI_STYLE], aliases=["wait"])
 def wait(ctx: ParseContext) -> Action:
     """Wait until the next step."""
-    return Wait()
+    return act.Wait()
 
 
 @action("DONE", styles=[STYLE, PYAUTOGUI_STYLE], aliases=["done"])
 def done(ctx: ParseContext) -> Action:
     """Declare the task finished."""
-    return Done()
+    return act.Done()
 
 
 @action("FAIL", styles=[STYLE, PYAUTOGUI_STYLE], aliases=["fail"])
 def fail(ctx: ParseContext) -> Action:
     """Declare the task impossible to finish."""
-    return Fail()
+    return act.Fail()

@@ -22,31 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
+from desktop_gym.actions import types as act
 from desktop_gym.actions.spec import NORMALIZED_MAX
-from desktop_gym.actions.types import (
-    ACTION_TYPES,
-    Action,
-    ActionOutcome,
-    ApiCall,
-    Click,
-    Done,
-    Drag,
-    Exit,
-    Fail,
-    Hotkey,
-    KeyDown,
-    KeyUp,
-    MouseDown,
-    MouseUp,
-    MoveTo,
-    OpenApp,
-    Press,
-    Quote,
-    Scroll,
-    SwitchWindow,
-    TypeText,
-    Wait,
-)
+from desktop_gym.actions.types import ACTION_TYPES, Action, ActionOutcome
 from desktop_gym.guest.apps.spec import app_aliases
 from desktop_gym.guest.types import GuestError
 
@@ -115,17 +93,17 @@ class StepAllowance:
             LimitError: the message names the cap.
         """
         limits = self.limits
-        if isinstance(action, Press) and not 1 <= action.presses <= limits.max_presses:
+        if isinstance(action, act.Press) and not 1 <= action.presses <= limits.max_presses:
             raise LimitError(f"presses must be 1 to {limits.max_presses}, got {action.presses}")
-        if isinstance(action, Click) and not 1 <= action.num_clicks <= limits.max_clicks:
+        if isinstance(action, act.Click) and not 1 <= action.num_clicks <= limits.max_clicks:
             raise LimitError(f"num_clicks must be 1 to {limits.max_clicks}, got {action.num_clicks}")
-        if isinstance(action, Scroll) and max(abs(action.dx), abs(action.dy)) > limits.max_scroll:
+        if isinstance(action, act.Scroll) and max(abs(action.dx), abs(action.dy)) > limits.max_scroll:
             raise LimitError(f"scroll at most {limits.max_scroll} notches per axis, got dx={action.dx} dy={action.dy}")
-        if isinstance(action, Wait) and not math.isfinite(action.seconds):
+        if isinstance(action, act.Wait) and not math.isfinite(action.seconds):
             raise LimitError(f"seconds must be a finite number, got {action.seconds!r}")
-        if isinstance(action, SwitchWindow) and not 0 <= action.window_id < _INT64:
+        if isinstance(action, act.SwitchWindow) and not 0 <= action.window_id < _INT64:
             raise LimitError(f"window_id {action.window_id} is not a window id")
-        if isinstance(action, TypeText):
+        if isinstance(action, act.TypeText):
             if len(action.text) > self.chars_left:
                 raise LimitError(
                     f"one step may type at most {limits.max_type_chars} characters "
@@ -194,7 +172,7 @@ def resolve_point(
 
 def action_name(action: Action) -> str:
     """The name errors are prefixed with: ``click``, ``type_text``, ``CalcTools.set_cell_value``."""
-    if isinstance(action, ApiCall):
+    if isinstance(action, act.ApiCall):
         return f"{action.app_class}.{action.method}"
     return re.sub(r"(?<!^)(?=[A-Z])", "_", type(action).__name__).lower()
 
@@ -242,55 +220,55 @@ def _perform(
     sleep: Callable[[float], None],
     allowance: StepAllowance,
 ) -> ActionOutcome:
-    if isinstance(action, MoveTo):
+    if isinstance(action, act.MoveTo):
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
         client.move(x, y)
-    elif isinstance(action, Click):
+    elif isinstance(action, act.Click):
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
         client.click(x, y, button=action.button, count=action.num_clicks)
-    elif isinstance(action, MouseDown):
+    elif isinstance(action, act.MouseDown):
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
         client.mouse_down(x, y, button=action.button)
-    elif isinstance(action, MouseUp):
+    elif isinstance(action, act.MouseUp):
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
         client.mouse_up(x, y, button=action.button)
-    elif isinstance(action, Drag):
+    elif isinstance(action, act.Drag):
         _drag(action, client, screen)
-    elif isinstance(action, Scroll):
+    elif isinstance(action, act.Scroll):
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
         client.scroll(x, y, dx=action.dx, dy=action.dy)
-    elif isinstance(action, TypeText):
+    elif isinstance(action, act.TypeText):
         _type_text(action, client, screen)
-    elif isinstance(action, KeyDown):
+    elif isinstance(action, act.KeyDown):
         client.key_down(action.key)
-    elif isinstance(action, KeyUp):
+    elif isinstance(action, act.KeyUp):
         client.key_up(action.key)
-    elif isinstance(action, Press):
+    elif isinstance(action, act.Press):
         client.press(action.key, presses=action.presses)
-    elif isinstance(action, Hotkey):
+    elif isinstance(action, act.Hotkey):
         client.hotkey(list(action.keys))
-    elif isinstance(action, OpenApp):
+    elif isinstance(action, act.OpenApp):
         info = client.launch_app(resolve_app_name(action.app_name))
         window = f" (window {info.window_id})" if info.window_id is not None else ""
         return ActionOutcome(result=f"opened {info.app}{window}")
-    elif isinstance(action, SwitchWindow):
+    elif isinstance(action, act.SwitchWindow):
         client.activate_window(action.window_id)
-    elif isinstance(action, Quote):
+    elif isinstance(action, act.Quote):
         return ActionOutcome(result=action.content)
-    elif isinstance(action, Wait):
+    elif isinstance(action, act.Wait):
         # A pacing delay the agent asked for (the desktop is not polled for anything).
         sleep(allowance.take_wait(action.seconds))
-    elif isinstance(action, Done | Fail | Exit):
-        success = isinstance(action, Done) or (isinstance(action, Exit) and action.success)
+    elif isinstance(action, act.Done | act.Fail | act.Exit):
+        success = isinstance(action, act.Done) or (isinstance(action, act.Exit) and action.success)
         return ActionOutcome(terminal=True, success=success)
-    elif isinstance(action, ApiCall):
+    elif isinstance(action, act.ApiCall):
         return _api_call(action, client)
     else:
         raise TypeError(f"cannot execute {action!r}: not a typed action (parse it with ActionSet first)")
     return ActionOutcome()
 
 
-def _drag(action: Drag, client: ActionTarget, screen: tuple[int, int]) -> None:
+def _drag(action: act.Drag, client: ActionTarget, screen: tuple[int, int]) -> None:
     x2, y2 = resolve_point(action.x, action.y, action.normalized, screen)
     assert x2 is not None and y2 is not None
     if action.from_x is None or action.from_y is None:
@@ -303,7 +281,7 @@ def _drag(action: Drag, client: ActionTarget, screen: tuple[int, int]) -> None:
     client.drag(x1, y1, x2, y2, button=action.button)
 
 
-def _type_text(action: TypeText, client: ActionTarget, screen: tuple[int, int]) -> None:
+def _type_text(action: act.TypeText, client: ActionTarget, screen: tuple[int, int]) -> None:
     if action.x is not None and action.y is not None:
         x, y = resolve_point(action.x, action.y, action.normalized, screen)
         client.click(x, y)
@@ -315,7 +293,7 @@ def _type_text(action: TypeText, client: ActionTarget, screen: tuple[int, int]) 
         client.press("enter")
 
 
-def _api_call(action: ApiCall, client: ActionTarget) -> ActionOutcome:
+def _api_call(action: act.ApiCall, client: ActionTarget) -> ActionOutcome:
     # The guest checks the arguments and runs the method on the live app (GuestError -> error).
     result_json = client.call_api(action.app_class, action.method, json.dumps(action.kwargs))
     result = json.loads(result_json) if result_json else None

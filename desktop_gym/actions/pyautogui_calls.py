@@ -10,23 +10,10 @@ from __future__ import annotations
 
 from typing import Literal
 
+from desktop_gym.actions import types as act
 from desktop_gym.actions.keys import normalize_key, normalize_keys
 from desktop_gym.actions.spec import ArgumentError, ParseContext, action
-from desktop_gym.actions.types import (
-    Action,
-    Click,
-    Drag,
-    Hotkey,
-    KeyDown,
-    KeyUp,
-    MouseDown,
-    MouseUp,
-    MoveTo,
-    Press,
-    Scroll,
-    TypeText,
-    Wait,
-)
+from desktop_gym.actions.types import Action
 
 STYLE = "pyautogui"
 MAX_EXPANDED_PRESSES = 1000
@@ -62,7 +49,7 @@ def click(
     px, py = ctx.optional_xy(x, y)
     if not 1 <= clicks <= 3:
         raise ArgumentError(f"clicks must be 1, 2 or 3, got {clicks}")
-    return Click(px, py, _button(button), clicks, ctx.normalized)
+    return act.Click(px, py, _button(button), clicks, ctx.normalized)
 
 
 @action("pyautogui.doubleClick", styles=[STYLE])
@@ -84,7 +71,7 @@ def double_click(
         duration: Ignored.
     """
     px, py = ctx.optional_xy(x, y)
-    return Click(px, py, _button(button), 2, ctx.normalized)
+    return act.Click(px, py, _button(button), 2, ctx.normalized)
 
 
 @action("pyautogui.rightClick", styles=[STYLE])
@@ -97,7 +84,7 @@ def right_click(ctx: ParseContext, x: float | None = None, y: float | None = Non
         duration: Ignored.
     """
     px, py = ctx.optional_xy(x, y)
-    return Click(px, py, "right", 1, ctx.normalized)
+    return act.Click(px, py, "right", 1, ctx.normalized)
 
 
 @action("pyautogui.moveTo", styles=[STYLE])
@@ -109,7 +96,7 @@ def move_to(ctx: ParseContext, x: float, y: float, duration: float = 0.0) -> Act
         y: Vertical position.
         duration: Ignored.
     """
-    return MoveTo(ctx.coordinate("x", x), ctx.coordinate("y", y), ctx.normalized)
+    return act.MoveTo(ctx.coordinate("x", x), ctx.coordinate("y", y), ctx.normalized)
 
 
 @action("pyautogui.dragTo", styles=[STYLE])
@@ -122,7 +109,7 @@ def drag_to(ctx: ParseContext, x: float, y: float, duration: float = 0.0, button
         duration: Ignored.
         button: The mouse button.
     """
-    return Drag(ctx.coordinate("x", x), ctx.coordinate("y", y), None, None, _button(button), ctx.normalized)
+    return act.Drag(ctx.coordinate("x", x), ctx.coordinate("y", y), None, None, _button(button), ctx.normalized)
 
 
 @action("pyautogui.mouseDown", styles=[STYLE])
@@ -135,7 +122,7 @@ def mouse_down(ctx: ParseContext, x: float | None = None, y: float | None = None
         button: The mouse button.
     """
     px, py = ctx.optional_xy(x, y)
-    return MouseDown(px, py, _button(button), ctx.normalized)
+    return act.MouseDown(px, py, _button(button), ctx.normalized)
 
 
 @action("pyautogui.mouseUp", styles=[STYLE])
@@ -148,7 +135,7 @@ def mouse_up(ctx: ParseContext, x: float | None = None, y: float | None = None, 
         button: The mouse button.
     """
     px, py = ctx.optional_xy(x, y)
-    return MouseUp(px, py, _button(button), ctx.normalized)
+    return act.MouseUp(px, py, _button(button), ctx.normalized)
 
 
 @action("pyautogui.scroll", styles=[STYLE])
@@ -161,7 +148,7 @@ def scroll(ctx: ParseContext, clicks: int, x: float | None = None, y: float | No
         y: Vertical position.
     """
     px, py = ctx.optional_xy(x, y)
-    return Scroll(0, -clicks, px, py, ctx.normalized)
+    return act.Scroll(0, -clicks, px, py, ctx.normalized)
 
 
 @action("pyautogui.hscroll", styles=[STYLE])
@@ -174,13 +161,13 @@ def hscroll(ctx: ParseContext, clicks: int, x: float | None = None, y: float | N
         y: Vertical position.
     """
     px, py = ctx.optional_xy(x, y)
-    return Scroll(clicks, 0, px, py, ctx.normalized)
+    return act.Scroll(clicks, 0, px, py, ctx.normalized)
 
 
 def _write(message: str | list[str]) -> list[Action]:
     if isinstance(message, str):
-        return [TypeText(message)]
-    return [Press(key) for key in normalize_keys(message)]
+        return [act.TypeText(message)]
+    return [act.Press(key) for key in normalize_keys(message)]
 
 
 @action("pyautogui.write", styles=[STYLE])
@@ -222,8 +209,8 @@ def press(ctx: ParseContext, keys: str | list[str], presses: int = 1, interval: 
             f"{len(names)} keys x {presses} presses is more than {MAX_EXPANDED_PRESSES} key presses in one call"
         )
     if len(names) == 1:
-        return [Press(names[0], presses)]
-    return [Press(name) for _ in range(presses) for name in names]
+        return [act.Press(names[0], presses)]
+    return [act.Press(name) for _ in range(presses) for name in names]
 
 
 @action("pyautogui.hotkey", styles=[STYLE])
@@ -234,7 +221,7 @@ def hotkey(ctx: ParseContext, *keys: str, interval: float = 0.0) -> Action:
         keys: Key names pressed in order and released in reverse.
         interval: Ignored.
     """
-    return Hotkey(normalize_keys(keys))
+    return act.Hotkey(normalize_keys(keys))
 
 
 @action("pyautogui.keyDown", styles=[STYLE])
@@ -244,7 +231,7 @@ def key_down(ctx: ParseContext, key: str) -> Action:
     Args:
         key: The key name.
     """
-    return KeyDown(normalize_key(key))
+    return act.KeyDown(normalize_key(key))
 
 
 @action("pyautogui.keyUp", styles=[STYLE])
@@ -254,7 +241,7 @@ def key_up(ctx: ParseContext, key: str) -> Action:
     Args:
         key: The key name.
     """
-    return KeyUp(normalize_key(key))
+    return act.KeyUp(normalize_key(key))
 
 
 @action("time.sleep", styles=[STYLE])
@@ -266,4 +253,4 @@ def sleep(ctx: ParseContext, secs: float) -> Action:
     """
     if secs < 0:
         raise ArgumentError(f"secs must not be negative, got {secs:g}")
-    return Wait(secs)
+    return act.Wait(secs)
