@@ -3,6 +3,7 @@ checked when the class is made; its oracle kinds are declared, and the declarati
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -102,3 +103,29 @@ def test_check_plans_the_declared_oracles_and_flags_one_that_builds_nothing() ->
     episodes, problems = _plan(DeclaresGuiButBuildsNone(), seed=0)
     assert [kind for kind, *_ in episodes] == ["api", "gui", "null", "perturbed"]
     assert problems == ["the task declares a 'gui' oracle, but gui_oracle() returned None"]
+
+
+@pytest.mark.parametrize(
+    ("module", "base", "expected"),
+    [
+        ("calc_base", "CalcFamily", "The spreadsheet {path} is open in LibreOffice Calc. Sort {cells}."),
+        (
+            "writer_base",
+            "WriterDocumentTask",
+            "The document {path} is open in LibreOffice Writer. Sort {cells}. "
+            "Then save the document in its current docx format.",
+        ),
+        (
+            "impress_deck",
+            "DeckTask",
+            "The presentation {path} is open in LibreOffice Impress. Sort {cells}, "
+            "then save the file in its current pptx format.",
+        ),
+    ],
+)
+def test_a_family_goal_becomes_the_whole_instruction(module: str, base: str, expected: str) -> None:
+    family = getattr(importlib.import_module(f"desktop_gym.tasks.families.{module}"), base)
+    goal = "Sort {cells}." if base != "DeckTask" else "Sort {cells}"
+    hooks = {"oracles": ("api",), "api_oracle": lambda self, params: _scripted(params)}
+    task = type("Probe", (family,), {"id": "probetest.goal", "goal": goal, **hooks})
+    assert task.instruction_template == expected
