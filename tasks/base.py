@@ -48,9 +48,7 @@ def _check_task_class(cls: type[Task]) -> None:
         declared = () if cls.infeasible else tuple(k for k in ORACLE_KINDS if _overrides(cls, f"{k}_oracle"))
         cls.oracles = declared
     if isinstance(declared, str) or len(set(declared)) != len(declared) or not set(declared) <= set(ORACLE_KINDS):
-        raise TypeError(
-            f"{name} ({cls.id}): field 'oracles' must be distinct kinds of {ORACLE_KINDS}: {declared!r}"
-        )
+        raise TypeError(f"{name} ({cls.id}): field 'oracles' must be distinct kinds of {ORACLE_KINDS}: {declared!r}")
     if cls.infeasible and declared:
         raise TypeError(f"{name} ({cls.id}): an infeasible task declares no oracles (its oracle is fail())")
     if not cls.infeasible and not declared:
