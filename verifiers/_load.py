@@ -103,11 +103,7 @@ def open_xlsx(data: bytes | None, *, formulas: bool = False) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require_package(data, "xlsx")
-    try:
-        return _xlsx(data, not formulas)
-    except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable workbook"
-        raise unreadable("xlsx", error) from error
+    return guarded_read("xlsx", _xlsx, require_package(data, "xlsx"), not formulas)
 
 
 @functools.lru_cache(maxsize=8)
@@ -123,11 +119,7 @@ def open_docx(data: bytes | None) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require_package(data, "docx")
-    try:
-        return _docx(data)
-    except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable document"
-        raise unreadable("docx", error) from error
+    return guarded_read("docx", _docx, require_package(data, "docx"))
 
 
 @functools.lru_cache(maxsize=8)
@@ -143,11 +135,7 @@ def open_pptx(data: bytes | None) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require_package(data, "pptx")
-    try:
-        return _pptx(data)
-    except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable presentation"
-        raise unreadable("pptx", error) from error
+    return guarded_read("pptx", _pptx, require_package(data, "pptx"))
 
 
 @functools.lru_cache(maxsize=8)
@@ -163,11 +151,7 @@ def open_odf(data: bytes | None, kind: str) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    data = require_package(data, kind)
-    try:
-        return _odf(data)
-    except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable document"
-        raise unreadable(kind, error) from error
+    return guarded_read(kind, _odf, require_package(data, kind))
 
 
 def guarded_read(kind: str, read: Any, *args: Any) -> Any:
@@ -180,5 +164,5 @@ def guarded_read(kind: str, read: Any, *args: Any) -> Any:
         return read(*args)
     except CheckFailed:
         raise
-    except Exception as error:  # noqa: BLE001 - a malformed part means "not a readable document"
+    except Exception as error:  # noqa: BLE001 - any parser failure means "not a readable document"
         raise unreadable(kind, error) from error

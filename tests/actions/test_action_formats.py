@@ -6,33 +6,20 @@ import json
 
 import pytest
 
-from desktop_gym.actions import (
-    ActionParseError,
-    ActionSet,
-    ApiCall,
-    Click,
-    Done,
-    Exit,
-    Fail,
-    Hotkey,
-    MoveTo,
-    Press,
-    Scroll,
-    TypeText,
-    Wait,
-)
+from desktop_gym.actions import ActionParseError, ActionSet
+from desktop_gym.actions import types as act
 
 ALL = ActionSet()
 
 
 def test_openai_tool_call_with_object_arguments() -> None:
     text = json.dumps({"name": "click", "arguments": {"coordinates": [10, 20], "num_clicks": 2}})
-    assert ALL.parse(text) == [Click(10, 20, num_clicks=2)]
+    assert ALL.parse(text) == [act.Click(10, 20, num_clicks=2)]
 
 
 def test_openai_tool_call_with_json_string_arguments() -> None:
     call = {"type": "function", "function": {"name": "type", "arguments": json.dumps({"text": "héllo"})}}
-    assert ALL.parse(json.dumps(call)) == [TypeText("héllo")]
+    assert ALL.parse(json.dumps(call)) == [act.TypeText("héllo")]
 
 
 def test_a_list_of_tool_calls_and_an_openai_message() -> None:
@@ -40,45 +27,47 @@ def test_a_list_of_tool_calls_and_an_openai_message() -> None:
         {"name": "click", "arguments": {"coordinates": [1, 2]}},
         {"type": "function", "function": {"name": "hotkey", "arguments": '{"keys": ["ctrl", "s"]}'}},
     ]
-    assert ALL.parse(json.dumps(calls)) == [Click(1, 2), Hotkey(("ctrl", "s"))]
+    assert ALL.parse(json.dumps(calls)) == [act.Click(1, 2), act.Hotkey(("ctrl", "s"))]
     message = {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": calls[0]}]}
-    assert ALL.coerce(message) == [Click(1, 2)]
+    assert ALL.coerce(message) == [act.Click(1, 2)]
 
 
 def test_tool_names_of_pyautogui_and_computer13_actions() -> None:
-    assert ALL.parse('{"name": "pyautogui_click", "arguments": {"x": 1, "y": 2}}') == [Click(1, 2)]
-    assert ALL.parse('{"name": "pyautogui.hotkey", "arguments": {"keys": ["ctrl", "a"]}}') == [Hotkey(("ctrl", "a"))]
-    assert ALL.parse('{"name": "MOVE_TO", "arguments": {"x": 1, "y": 2}}') == [MoveTo(1, 2)]
-    assert ALL.parse('{"name": "exit", "arguments": {"success": false}}') == [Fail()]
+    assert ALL.parse('{"name": "pyautogui_click", "arguments": {"x": 1, "y": 2}}') == [act.Click(1, 2)]
+    assert ALL.parse('{"name": "pyautogui.hotkey", "arguments": {"keys": ["ctrl", "a"]}}') == [
+        act.Hotkey(("ctrl", "a"))
+    ]
+    assert ALL.parse('{"name": "MOVE_TO", "arguments": {"x": 1, "y": 2}}') == [act.MoveTo(1, 2)]
+    assert ALL.parse('{"name": "exit", "arguments": {"success": false}}') == [act.Fail()]
 
 
 def test_empty_or_null_arguments_mean_no_arguments() -> None:
-    assert ALL.parse('{"name": "DONE", "arguments": ""}') == [Done()]
-    assert ALL.parse('{"name": "wait", "arguments": null}') == [Wait()]
-    assert ALL.parse('{"name": "wait"}') == [Wait()]
+    assert ALL.parse('{"name": "DONE", "arguments": ""}') == [act.Done()]
+    assert ALL.parse('{"name": "wait", "arguments": null}') == [act.Wait()]
+    assert ALL.parse('{"name": "wait"}') == [act.Wait()]
 
 
 def test_fenced_json_is_read() -> None:
     text = 'Calling the tool:\n```json\n{"name": "click", "arguments": {"coordinates": [5, 6]}}\n```'
-    assert ALL.parse(text) == [Click(5, 6)]
+    assert ALL.parse(text) == [act.Click(5, 6)]
 
 
 @pytest.mark.parametrize(
     ("action", "expected"),
     [
-        ({"action_type": "MOVE_TO", "parameters": {"x": 1, "y": 2}}, [MoveTo(1, 2)]),
+        ({"action_type": "MOVE_TO", "parameters": {"x": 1, "y": 2}}, [act.MoveTo(1, 2)]),
         (
             {"action_type": "CLICK", "parameters": {"button": "right", "x": 3, "y": 4, "num_clicks": 1}},
-            [Click(3, 4, "right")],
+            [act.Click(3, 4, "right")],
         ),
-        ({"action_type": "CLICK", "parameters": {}}, [Click()]),
-        ({"action_type": "SCROLL", "parameters": {"dx": 0, "dy": -2}}, [Scroll(0, 2)]),
-        ({"action_type": "TYPING", "parameters": {"text": "abc"}}, [TypeText("abc")]),
-        ({"action_type": "HOTKEY", "parameters": {"keys": ["ctrl", "z"]}}, [Hotkey(("ctrl", "z"))]),
-        ({"action_type": "PRESS", "parameters": {"key": "enter"}}, [Press("enter")]),
-        ({"action_type": "DONE"}, [Done()]),
-        ({"action_type": "FAIL", "parameters": None}, [Fail()]),
-        ({"action_type": "WAIT"}, [Wait()]),
+        ({"action_type": "CLICK", "parameters": {}}, [act.Click()]),
+        ({"action_type": "SCROLL", "parameters": {"dx": 0, "dy": -2}}, [act.Scroll(0, 2)]),
+        ({"action_type": "TYPING", "parameters": {"text": "abc"}}, [act.TypeText("abc")]),
+        ({"action_type": "HOTKEY", "parameters": {"keys": ["ctrl", "z"]}}, [act.Hotkey(("ctrl", "z"))]),
+        ({"action_type": "PRESS", "parameters": {"key": "enter"}}, [act.Press("enter")]),
+        ({"action_type": "DONE"}, [act.Done()]),
+        ({"action_type": "FAIL", "parameters": None}, [act.Fail()]),
+        ({"action_type": "WAIT"}, [act.Wait()]),
     ],
 )
 def test_osworld_dicts_as_json_text_and_as_dicts(action: dict, expected: list) -> None:
@@ -88,11 +77,11 @@ def test_osworld_dicts_as_json_text_and_as_dicts(action: dict, expected: list) -
 
 
 def test_python_literal_dicts_with_single_quotes_are_accepted() -> None:
-    assert ALL.parse("{'action_type': 'CLICK', 'parameters': {'x': 1, 'y': 2}}") == [Click(1, 2)]
+    assert ALL.parse("{'action_type': 'CLICK', 'parameters': {'x': 1, 'y': 2}}") == [act.Click(1, 2)]
 
 
 def test_osworld_bare_codes_in_a_json_list() -> None:
-    assert ALL.parse('["WAIT", "DONE"]') == [Wait(), Done()]
+    assert ALL.parse('["WAIT", "DONE"]') == [act.Wait(), act.Done()]
 
 
 def test_pyautogui_script_with_imports_and_sleeps() -> None:
@@ -105,10 +94,10 @@ pyautogui.write('Total')
 pyautogui.press('enter')
 ```"""
     assert ActionSet(style="pyautogui").parse(script) == [
-        Click(640, 360),
-        Wait(0.5),
-        TypeText("Total"),
-        Press("enter"),
+        act.Click(640, 360),
+        act.Wait(0.5),
+        act.TypeText("Total"),
+        act.Press("enter"),
     ]
 
 
@@ -136,12 +125,12 @@ def test_imports_are_refused_without_the_pyautogui_style() -> None:
 def test_api_calls_of_known_classes() -> None:
     actions = ActionSet(api_classes={"CalcTools": None})
     assert actions.parse('CalcTools.set_cell_value(cell="B2", value=5)') == [
-        ApiCall("CalcTools", "set_cell_value", {"cell": "B2", "value": 5})
+        act.ApiCall("CalcTools", "set_cell_value", {"cell": "B2", "value": 5})
     ]
     assert actions.parse('{"name": "CalcTools__set_cell_value", "arguments": {"cell": "A1", "value": -1.5}}') == [
-        ApiCall("CalcTools", "set_cell_value", {"cell": "A1", "value": -1.5})
+        act.ApiCall("CalcTools", "set_cell_value", {"cell": "A1", "value": -1.5})
     ]
-    assert actions.parse('{"name": "CalcTools.get_range", "arguments": {}}') == [ApiCall("CalcTools", "get_range")]
+    assert actions.parse('{"name": "CalcTools.get_range", "arguments": {}}') == [act.ApiCall("CalcTools", "get_range")]
 
 
 class CalcTools:
@@ -160,7 +149,7 @@ class CalcTools:
 def test_api_calls_are_checked_against_the_class_when_given() -> None:
     actions = ActionSet(api_classes={"CalcTools": CalcTools, "WriterTools": None})
     assert actions.parse("CalcTools.set_cell_value('B2', value=[1, 2])") == [
-        ApiCall("CalcTools", "set_cell_value", {"cell": "B2", "value": [1, 2]})
+        act.ApiCall("CalcTools", "set_cell_value", {"cell": "B2", "value": [1, 2]})
     ]
     with pytest.raises(
         ActionParseError, match="CalcTools has no method 'set_cel_value' \\(did you mean 'set_cell_value'"
@@ -189,12 +178,12 @@ def test_unknown_api_class_lists_the_known_ones() -> None:
 
 
 def test_coerce_accepts_typed_actions_dicts_text_and_lists() -> None:
-    assert ALL.coerce(Click(1, 2)) == [Click(1, 2)]
-    assert ALL.coerce(Exit(True)) == [Done()]
-    assert ALL.coerce(Exit(False)) == [Fail()]
-    assert ALL.coerce("DONE") == [Done()]
-    assert ALL.coerce({"name": "click", "arguments": {"coordinates": [1, 2]}}) == [Click(1, 2)]
-    assert ALL.coerce([Click(1, 2), "wait()", {"action_type": "DONE"}]) == [Click(1, 2), Wait(), Done()]
+    assert ALL.coerce(act.Click(1, 2)) == [act.Click(1, 2)]
+    assert ALL.coerce(act.Exit(True)) == [act.Done()]
+    assert ALL.coerce(act.Exit(False)) == [act.Fail()]
+    assert ALL.coerce("DONE") == [act.Done()]
+    assert ALL.coerce({"name": "click", "arguments": {"coordinates": [1, 2]}}) == [act.Click(1, 2)]
+    assert ALL.coerce([act.Click(1, 2), "wait()", {"action_type": "DONE"}]) == [act.Click(1, 2), act.Wait(), act.Done()]
     with pytest.raises(ActionParseError, match="cannot use a int as an action"):
         ALL.coerce(5)
     with pytest.raises(ActionParseError, match="the list is empty"):

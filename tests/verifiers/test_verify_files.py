@@ -9,46 +9,36 @@ from pathlib import Path
 import pytest
 
 from desktop_gym.guest import ExecResult
-from desktop_gym.verifiers import (
-    TREE_LISTING_COMMAND,
-    verify_command_output,
-    verify_csv_rows,
-    verify_directory_tree,
-    verify_file_absent,
-    verify_file_contains,
-    verify_file_exists,
-    verify_file_regex,
-    verify_file_sha256,
-    verify_text_file,
-)
+from desktop_gym.verifiers import files as file_checks
+from desktop_gym.verifiers import verify_csv_rows
 
 
 def test_text_file_equals() -> None:
-    assert verify_text_file(b"amber-1234\n", "amber-1234").success
-    result = verify_text_file(b"amber-1235\n", "amber-1234")
+    assert file_checks.verify_text_file(b"amber-1234\n", "amber-1234").success
+    result = file_checks.verify_text_file(b"amber-1235\n", "amber-1234")
     assert "expected 'amber-1234', found 'amber-1235'" in result.reason
-    assert "not UTF-8" in verify_text_file(b"\xff\xfe\xfa", "x").reason
+    assert "not UTF-8" in file_checks.verify_text_file(b"\xff\xfe\xfa", "x").reason
 
 
 def test_exists_and_absent() -> None:
-    assert verify_file_exists(b"").success
-    assert "exists but is empty" in verify_file_exists(b"", non_empty=True).reason
-    assert "does not exist" in verify_file_exists(None).reason
-    assert verify_file_absent(None).success
-    assert "still exists (3 bytes)" in verify_file_absent(b"abc").reason
+    assert file_checks.verify_file_exists(b"").success
+    assert "exists but is empty" in file_checks.verify_file_exists(b"", non_empty=True).reason
+    assert "does not exist" in file_checks.verify_file_exists(None).reason
+    assert file_checks.verify_file_absent(None).success
+    assert "still exists (3 bytes)" in file_checks.verify_file_absent(b"abc").reason
 
 
 def test_contains_regex_and_sha256() -> None:
     text = b"name: amber\ncount: 42\n"
-    assert verify_file_contains(text, "count: 42").success
-    assert verify_file_contains(text, "NAME", ignore_case=True).success
-    assert "does not contain 'count: 43'" in verify_file_contains(text, "count: 43").reason
-    assert verify_file_regex(text, r"^count: \d+$").success
-    assert verify_file_regex(text, r"name: \w+\ncount: \d+", full_match=True).success
-    assert "does not fully match" in verify_file_regex(text, r"count: \d+", full_match=True).reason
+    assert file_checks.verify_file_contains(text, "count: 42").success
+    assert file_checks.verify_file_contains(text, "NAME", ignore_case=True).success
+    assert "does not contain 'count: 43'" in file_checks.verify_file_contains(text, "count: 43").reason
+    assert file_checks.verify_file_regex(text, r"^count: \d+$").success
+    assert file_checks.verify_file_regex(text, r"name: \w+\ncount: \d+", full_match=True).success
+    assert "does not fully match" in file_checks.verify_file_regex(text, r"count: \d+", full_match=True).reason
     digest = hashlib.sha256(text).hexdigest()
-    assert verify_file_sha256(text, digest.upper()).success
-    assert "sha256 differs" in verify_file_sha256(text + b"!", digest).reason
+    assert file_checks.verify_file_sha256(text, digest.upper()).success
+    assert "sha256 differs" in file_checks.verify_file_sha256(text + b"!", digest).reason
 
 
 def test_directory_tree_from_a_real_listing(tmp_path: Path) -> None:
@@ -56,18 +46,18 @@ def test_directory_tree_from_a_real_listing(tmp_path: Path) -> None:
     (tmp_path / "reports" / "2024" / "q1.txt").write_text("x")
     (tmp_path / "notes.md").write_text("x")
     completed = subprocess.run(
-        TREE_LISTING_COMMAND.format(path=tmp_path), shell=True, capture_output=True, text=True, check=True
+        file_checks.TREE_LISTING_COMMAND.format(path=tmp_path), shell=True, capture_output=True, text=True, check=True
     )
     listing = ExecResult(returncode=0, stdout=completed.stdout, stderr="", timed_out=False)
-    assert verify_directory_tree(listing, ["reports/2024/q1.txt", "./notes.md"]).success
-    missing = verify_directory_tree(listing, ["reports/2024/q1.txt", "notes.md", "reports/q2.txt"])
+    assert file_checks.verify_directory_tree(listing, ["reports/2024/q1.txt", "./notes.md"]).success
+    missing = file_checks.verify_directory_tree(listing, ["reports/2024/q1.txt", "notes.md", "reports/q2.txt"])
     assert "missing ['reports/q2.txt']" in missing.reason
-    extra = verify_directory_tree(completed.stdout, ["notes.md"])
+    extra = file_checks.verify_directory_tree(completed.stdout, ["notes.md"])
     assert "unexpected ['reports', 'reports/2024', 'reports/2024/q1.txt']" in extra.reason
-    assert verify_directory_tree(completed.stdout.encode(), ["notes.md"], allow_extra=True).success
+    assert file_checks.verify_directory_tree(completed.stdout.encode(), ["notes.md"], allow_extra=True).success
     failed = ExecResult(returncode=1, stdout="", stderr="find: no such folder", timed_out=False)
-    assert "listing the folder failed (exit 1)" in verify_directory_tree(failed, []).reason
-    assert "does not exist" in verify_directory_tree(None, []).reason
+    assert "listing the folder failed (exit 1)" in file_checks.verify_directory_tree(failed, []).reason
+    assert "does not exist" in file_checks.verify_directory_tree(None, []).reason
 
 
 def test_csv_rows_with_header_and_options() -> None:
@@ -91,13 +81,13 @@ def test_csv_rows_with_header_and_options() -> None:
 
 def test_command_output() -> None:
     ok = ExecResult(returncode=0, stdout="3 files\nall good\n", stderr="", timed_out=False)
-    assert verify_command_output(ok, contains="all good", regex=r"^\d+ files$").success
-    assert verify_command_output(ok, equals="3 files\nall good").success
-    assert "stdout differs" in verify_command_output(ok, equals="3 files").reason
-    assert "does not match" in verify_command_output(ok, regex=r"^\d+ dirs$").reason
-    assert "does not contain 'error'" in verify_command_output(ok, contains="error").reason
+    assert file_checks.verify_command_output(ok, contains="all good", regex=r"^\d+ files$").success
+    assert file_checks.verify_command_output(ok, equals="3 files\nall good").success
+    assert "stdout differs" in file_checks.verify_command_output(ok, equals="3 files").reason
+    assert "does not match" in file_checks.verify_command_output(ok, regex=r"^\d+ dirs$").reason
+    assert "does not contain 'error'" in file_checks.verify_command_output(ok, contains="error").reason
     failed = ExecResult(returncode=2, stdout="", stderr="boom", timed_out=False)
-    result = verify_command_output(failed)
+    result = file_checks.verify_command_output(failed)
     assert "returncode expected 0, found 2" in result.reason and result.details["stderr"] == "boom"
-    assert verify_command_output(failed, returncode=2).success
-    assert "did not run" in verify_command_output(None).reason
+    assert file_checks.verify_command_output(failed, returncode=2).success
+    assert "did not run" in file_checks.verify_command_output(None).reason

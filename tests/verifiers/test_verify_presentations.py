@@ -11,16 +11,7 @@ from PIL import Image
 from pptx.dml.color import RGBColor
 from pptx.util import Inches
 
-from desktop_gym.verifiers import (
-    verify_pptx_background,
-    verify_pptx_layout,
-    verify_pptx_notes,
-    verify_pptx_shapes,
-    verify_pptx_slide_count,
-    verify_pptx_text,
-    verify_pptx_title,
-    verify_pptx_transitions,
-)
+from desktop_gym.verifiers import presentations as decks
 
 from .libreoffice_convert import convert
 
@@ -63,53 +54,56 @@ def lo_deck(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 
 def test_slide_count(deck: bytes) -> None:
-    assert verify_pptx_slide_count(deck, count=2).success
-    assert verify_pptx_slide_count(deck, min_count=1, max_count=2).success
-    assert "expected 3 slides, found 2" in verify_pptx_slide_count(deck, count=3).reason
+    assert decks.verify_pptx_slide_count(deck, count=2).success
+    assert decks.verify_pptx_slide_count(deck, min_count=1, max_count=2).success
+    assert "expected 3 slides, found 2" in decks.verify_pptx_slide_count(deck, count=3).reason
 
 
 def test_text_and_title(deck: bytes) -> None:
-    assert verify_pptx_text(deck, "Growth 12%", slide=2).success
-    assert verify_pptx_text(deck, "team amber", ignore_case=True).success
-    assert "'Growth 12%' is not anywhere on slide 1" in verify_pptx_text(deck, "Growth 12%", slide=1).reason
-    assert "slide 5 does not exist" in verify_pptx_text(deck, "Growth", slide=5).reason
-    assert verify_pptx_text(deck, "Growth 12%", slide=2, match="shape").success
-    whole = verify_pptx_text(deck, "Growth", slide=2, match="shape")
+    assert decks.verify_pptx_text(deck, "Growth 12%", slide=2).success
+    assert decks.verify_pptx_text(deck, "team amber", ignore_case=True).success
+    assert "'Growth 12%' is not anywhere on slide 1" in decks.verify_pptx_text(deck, "Growth 12%", slide=1).reason
+    assert "slide 5 does not exist" in decks.verify_pptx_text(deck, "Growth", slide=5).reason
+    assert decks.verify_pptx_text(deck, "Growth 12%", slide=2, match="shape").success
+    whole = decks.verify_pptx_text(deck, "Growth", slide=2, match="shape")
     assert not whole.success and "not any shape's whole text on slide 2" in whole.reason
-    assert verify_pptx_title(deck, 1, "quarterly review").success
-    assert verify_pptx_title(deck, 2, "Res", match="contains").success
-    assert "expected 'Summary', found 'Results'" in verify_pptx_title(deck, 2, "Summary").reason
+    assert decks.verify_pptx_title(deck, 1, "quarterly review").success
+    assert decks.verify_pptx_title(deck, 2, "Res", match="contains").success
+    assert "expected 'Summary', found 'Results'" in decks.verify_pptx_title(deck, 2, "Summary").reason
 
 
 def test_layout_background_and_notes(deck: bytes) -> None:
-    assert verify_pptx_layout(deck, 1, "Title Slide").success
-    assert "expected 'Title Only', found 'Title and Content'" in verify_pptx_layout(deck, 2, "Title Only").reason
-    assert verify_pptx_background(deck, "#ff0000", slide=2).success
-    result = verify_pptx_background(deck, "FF0000")
+    assert decks.verify_pptx_layout(deck, 1, "Title Slide").success
+    assert "expected 'Title Only', found 'Title and Content'" in decks.verify_pptx_layout(deck, 2, "Title Only").reason
+    assert decks.verify_pptx_background(deck, "#ff0000", slide=2).success
+    result = decks.verify_pptx_background(deck, "FF0000")
     assert not result.success and result.reason.startswith("slide 1's background differs: expected FF0000")
-    assert verify_pptx_notes(deck, 1, "Greet").success
-    assert "slide 2 has no speaker notes" in verify_pptx_notes(deck, 2, "Greet").reason
-    assert "notes do not contain 'Thanks'" in verify_pptx_notes(deck, 1, "Thanks").reason
+    assert decks.verify_pptx_notes(deck, 1, "Greet").success
+    assert "slide 2 has no speaker notes" in decks.verify_pptx_notes(deck, 2, "Greet").reason
+    assert "notes do not contain 'Thanks'" in decks.verify_pptx_notes(deck, 1, "Thanks").reason
 
 
 def test_transitions_and_shapes(deck: bytes) -> None:
-    assert verify_pptx_transitions(deck, slide=2, transition_type="fade").success
-    assert "slide 1 has no transition" in verify_pptx_transitions(deck).reason
-    assert "expected push" in verify_pptx_transitions(deck, slide=2, transition_type="push").reason
-    assert verify_pptx_shapes(deck, 2, kind="picture", count=1).success
-    assert verify_pptx_shapes(deck, 2, kind="text", count=2).success
-    assert "slide 1: expected at least 1 picture shapes, found 0" in verify_pptx_shapes(deck, 1, kind="picture").reason
+    assert decks.verify_pptx_transitions(deck, slide=2, transition_type="fade").success
+    assert "slide 1 has no transition" in decks.verify_pptx_transitions(deck).reason
+    assert "expected push" in decks.verify_pptx_transitions(deck, slide=2, transition_type="push").reason
+    assert decks.verify_pptx_shapes(deck, 2, kind="picture", count=1).success
+    assert decks.verify_pptx_shapes(deck, 2, kind="text", count=2).success
+    assert (
+        "slide 1: expected at least 1 picture shapes, found 0"
+        in decks.verify_pptx_shapes(deck, 1, kind="picture").reason
+    )
 
 
 @pytest.mark.slow
 def test_libreoffice_pptx(lo_deck: bytes) -> None:
-    assert verify_pptx_slide_count(lo_deck, count=2).success
-    assert verify_pptx_text(lo_deck, "Growth 12%", slide=2).success
-    assert verify_pptx_title(lo_deck, 1, "Quarterly Review").success
-    assert verify_pptx_layout(lo_deck, 1, "Title Slide").success
-    assert verify_pptx_background(lo_deck, "FF0000", slide=2).success
-    assert verify_pptx_notes(lo_deck, 1, "Greet the audience").success
-    assert verify_pptx_transitions(lo_deck, slide=2, transition_type="fade").success
+    assert decks.verify_pptx_slide_count(lo_deck, count=2).success
+    assert decks.verify_pptx_text(lo_deck, "Growth 12%", slide=2).success
+    assert decks.verify_pptx_title(lo_deck, 1, "Quarterly Review").success
+    assert decks.verify_pptx_layout(lo_deck, 1, "Title Slide").success
+    assert decks.verify_pptx_background(lo_deck, "FF0000", slide=2).success
+    assert decks.verify_pptx_notes(lo_deck, 1, "Greet the audience").success
+    assert decks.verify_pptx_transitions(lo_deck, slide=2, transition_type="fade").success
     # LibreOffice writes an empty <p:transition> on every slide; that is no transition.
-    assert not verify_pptx_transitions(lo_deck, slide=1).success
-    assert verify_pptx_shapes(lo_deck, 2, kind="picture", count=1).success
+    assert not decks.verify_pptx_transitions(lo_deck, slide=1).success
+    assert decks.verify_pptx_shapes(lo_deck, 2, kind="picture", count=1).success
