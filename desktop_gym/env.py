@@ -21,6 +21,7 @@ from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its 
 from .guest.apps.spec import document_apps
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .guest.types import AppFocus
+from .observation_cost import PartTimer, Prefetcher
 from .polling import wait_while
 from .reset_recovery import DEFAULT_RESET_ATTEMPTS, check_attempts, set_up_with_retries
 from .settle import wait_until_desktop_settles
@@ -131,6 +132,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._steps = 0
         self._episode_active = False
         self._last_screenshot: np.ndarray | None = None
+        self._observation_cost = PartTimer()  # seconds per part of the latest observation
+        self._prefetcher = Prefetcher()  # reads the a11y tree while the other parts are read
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -176,6 +179,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._steps = 0
         self._episode_active = True
         self._instruction = task.instruction(params)
+        self._observation_cost = PartTimer()
         self._settle()
         observation = self._observe(result=None, error=None)
         info = {
@@ -185,6 +189,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             "max_steps": self._step_budget(),
             "reset_seconds": time.perf_counter() - started,
             "setup_attempts": attempts,
+            "observation_seconds": self._observation_cost.rounded(),
         }
         return observation, info
 
@@ -240,6 +245,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         if not self._episode_active or self._ctx is None or self._client is None:
             raise EpisodeNotStartedError("call reset() before step() (and again after the episode ends)")
         self._steps += 1
+        self._observation_cost = PartTimer()
         info: dict[str, Any] = {"step": self._steps}
         outcome = self._act(action)
         info["action_error"] = outcome.error
@@ -299,6 +305,15 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         return ActionOutcome(
             result="\n".join(results) or None, error=outcome.error, terminal=outcome.terminal, success=outcome.success
         )
+
+    @property
+    def observation_seconds(self) -> dict[str, float]:
+        """Seconds per part of the latest observation (settle, screenshot, a11y_tree, app_info).
+
+        The a11y tree is read on a worker thread alongside the other parts, so the parts can add up
+        to more than the step took. Kept out of ``step``'s info, which must be deterministic.
+        """
+        return self._observation_cost.rounded()
 
     def describe(self, fmt: str = "python") -> str:
         """Prompt text for the actions and app APIs offered now (they follow the mode and the focus)."""
@@ -370,7 +385,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
 
     def _settle(self) -> None:
         if self.settle_timeout > 0 and self._client is not None:
-            wait_until_desktop_settles(self._client, timeout=self.settle_timeout)
+            with self._observation_cost.part("settle"):
+                wait_until_desktop_settles(self._client, timeout=self.settle_timeout)
 
     def _settle_or_crash(self) -> str | None:
         """Wait for the screen to settle; if the desktop fails meanwhile, say why."""
@@ -388,18 +404,23 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         assert self._client is not None
         parts = self.observation_parts
         observation: dict[str, Any] = {}
+        cost = self._observation_cost
+        tree_request = None
+        if "a11y_tree" in parts and not crashed:  # the slowest part: read while the others are
+            read_tree = lambda: self._safe(lambda: self._client.a11y_tree(True, self.a11y_max_nodes))  # noqa: E731
+            tree_request = self._prefetcher.submit(cost.timed("a11y_tree", read_tree))
         if "instruction" in parts:
             observation["instruction"] = self._instruction
         if "screenshot" in parts:
-            shot = None if crashed else self._safe(self._client.screenshot)
+            with cost.part("screenshot"):
+                shot = None if crashed else self._safe(self._client.screenshot)
             if shot is None:
                 width, height = self.backend.screen_size
                 shot = np.zeros((height, width, 3), dtype=np.uint8)
             self._last_screenshot = shot
             observation["screenshot"] = shot
         if "a11y_tree" in parts:
-            tree = None if crashed else self._safe(lambda: self._client.a11y_tree(True, self.a11y_max_nodes))
-            observation["a11y_tree"] = tree or ""
+            observation["a11y_tree"] = ""  # keeps its place in the dict; filled below once read
         focus = None
         if "app_info" in parts or "api" in parts or self.exposure.follows_focus:
             focus = self._observe_apis(observation, crashed)
@@ -414,6 +435,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             observation["last_action_result"] = result or ""
         if "last_action_error" in parts:
             observation["last_action_error"] = error or ""
+        if tree_request is not None:
+            observation["a11y_tree"] = tree_request.result() or ""
         return observation
 
     def _observe_apis(self, observation: dict[str, Any], crashed: bool) -> AppFocus | None:
@@ -423,7 +446,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         info = None
         if not crashed:
             chars = self.app_info_max_chars if "app_info" in parts else 0
-            info = self._safe(lambda: self._client.app_info(max_chars=chars))
+            with self._observation_cost.part("app_info"):
+                info = self._safe(lambda: self._client.app_info(max_chars=chars))
             if info is None and chars:  # the app failed to summarise itself; the focus is still worth knowing
                 info = self._safe(self._client.focused_app)
         self._offered_apps = self.exposure.offered_apps(info.app if info else "")
@@ -450,6 +474,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         return None
 
     def close(self) -> None:
+        self._prefetcher.close()
         if self._client is not None:
             self._client.close()
             self._client = None
