@@ -15,7 +15,7 @@ import tomllib
 
 from .entropulse import EntropulseConfig
 from .grpo import GRPOConfig
-from .prompts import SYSTEM_ROLE
+from .prompts import SYSTEM_ROLE, PromptConfig
 
 
 class ConfigError(ValueError):
@@ -59,6 +59,10 @@ class PromptSection:
     prefill: str | None = None
     actions_text: str | None = None
     system_role: str = SYSTEM_ROLE
+
+    def prompt_config(self) -> PromptConfig:
+        """The ``PromptConfig`` rollouts and behavior cloning build prompts with."""
+        return PromptConfig(**dataclasses.asdict(self))
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def behavior_clone(config: TrainConfig, folder: str | Path, steps: int = 20) -> 
     """
     from .trainer import load_policy_model
 
-    prompt = PromptConfig(prefill=config.prompt.prefill, actions_text=config.prompt.actions_text)
+    prompt = config.prompt.prompt_config()
     successes = [t for t in load_trajectories(folder) if t.success]
     recorded = [step for t in successes for step in with_prompts(t, prompt) if step.well_formed]
     if not recorded:

@@ -25,7 +25,7 @@ from .grpo import grpo_loss, step_advantages, summarize_groups
 from .metrics import MetricsLog, wilson_interval
 from .model_ops import Sample, batch_tensors, chunks, step_sample, token_logprobs
 from .plots import plot_metrics
-from .prompts import Generation, Messages, PromptConfig
+from .prompts import Generation, Messages
 from .rollout import EpisodeSpec, RolloutCollector, RolloutStats, grouped_episodes
 from .sampling import FrontierSampler
 from .sft import sft_updates
@@ -136,29 +136,12 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(
             [p for p in self.model.parameters() if p.requires_grad], lr=config.rl.learning_rate
         )
-        rl, prompt = config.rl, config.prompt
-        self.prompt = PromptConfig(
-            a11y_max_nodes=prompt.a11y_max_nodes,
-            history=prompt.history,
-            vision=prompt.vision,
-            max_screenshots=prompt.max_screenshots,
-            prefill=prompt.prefill,
-            actions_text=prompt.actions_text,
-            system_role=prompt.system_role,
-        )
-        model_section = config.model
-        self.policy = VersionedPolicy(
-            self.model, self.tokenizer, model_section.temperature, model_section.max_new_tokens, model_section.one_line
-        )
+        rl = config.rl
+        self.prompt = config.prompt.prompt_config()
+        self.policy = self._versioned_policy(self.model)
         self.sampler_policy = self.policy
         if rl.asynchronous:  # rollouts sample from a copy synced after each update
-            self.sampler_policy = VersionedPolicy(
-                copy.deepcopy(self.model),
-                self.tokenizer,
-                model_section.temperature,
-                model_section.max_new_tokens,
-                model_section.one_line,
-            )
+            self.sampler_policy = self._versioned_policy(copy.deepcopy(self.model))
         record = self.output / "trajectories" if config.record_trajectories else None
         self.collector = RolloutCollector(self.envs, self.sampler_policy, self.prompt, rl.reward_rule, record)
         self.instances = [f"{task}#{seed}" for task in config.env.task_ids for seed in range(rl.train_seeds)]
@@ -170,6 +153,10 @@ class Trainer:
         self._last_rl_samples: list[Sample] = []
         self.iteration = 0
         self.phase = "rl"
+
+    def _versioned_policy(self, model: Any) -> VersionedPolicy:
+        section = self.config.model
+        return VersionedPolicy(model, self.tokenizer, section.temperature, section.max_new_tokens, section.one_line)
 
     # ------------------------------------------------------------------ the run
     def run(self, evaluate: bool = True) -> dict[str, Any]:

@@ -33,3 +33,12 @@ def test_toml_and_errors_name_the_field(tmp_path: Path) -> None:
     invalid.write_text("[entropulse]\nwindow = 4\nmin_rl_iterations = 2\n")
     with pytest.raises(ConfigError, match="min_rl_iterations"):
         load_config(invalid)
+
+
+def test_prompt_section_gives_the_prompt_config_of_rollouts_and_bc() -> None:
+    from desktop_gym.train.demo import DEMO_PREFILL, DEMO_ROLE
+    from desktop_gym.train.prompts import PromptConfig
+
+    prompt = demo_config().prompt.prompt_config()
+    assert isinstance(prompt, PromptConfig)
+    assert (prompt.prefill, prompt.system_role, prompt.history) == (DEMO_PREFILL, DEMO_ROLE, 0)
