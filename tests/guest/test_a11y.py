@@ -12,16 +12,17 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop_gym.guest import a11y
-from desktop_gym.guest.apps import lo_profile, uno_bridge
+from desktop_gym.guest.apps import uno_bridge
 from desktop_gym.guest.input import InputController
 from desktop_gym.polling import poll_until
+
+from ..support.soffice import start_soffice
 
 pytestmark = pytest.mark.skipif(
     not all(
@@ -114,27 +115,8 @@ def calc_desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             workbook.active["A1"], workbook.active["B1"], workbook.active["B2"] = "rent", 1200, 35
             document = work / DOCUMENT_NAME
             workbook.save(document)
-            profile_url = lo_profile.fresh_profile(work / "profile", work / "cache")
-            pipe = f"a11y_{uuid.uuid4().hex}"
-            procs.append(
-                subprocess.Popen(
-                    [
-                        "soffice",
-                        f"-env:UserInstallation={profile_url}",
-                        "--norestore",
-                        "--nologo",
-                        "--nodefault",
-                        "--nofirststartwizard",
-                        f"--accept=pipe,name={pipe};urp;",
-                        "--calc",
-                        str(document),
-                    ],
-                    env=env,
-                    start_new_session=True,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
+            soffice, pipe = start_soffice(work, document, env, cache_dir=work / "cache")
+            procs.append(soffice)
             uno_bridge.wait_for_uno(pipe, timeout=60).close()
             _poll(
                 lambda: a11y.find_nodes("table", app="soffice", timeout=5),

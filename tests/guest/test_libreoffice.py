@@ -7,7 +7,6 @@ import signal
 import subprocess
 import threading
 import time
-import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from desktop_gym.guest.apps import lo_profile, uno_bridge
+
+from ..support.soffice import start_soffice
 
 pytestmark = pytest.mark.skipif(
     not all(
@@ -121,26 +122,8 @@ def calc(x_session: dict[str, str], cache_dir: Path, tmp_path_factory: pytest.Te
     """A soffice --calc on a fresh profile and a fresh xlsx; yields (connection, file, ready seconds)."""
     work = tmp_path_factory.mktemp("calc")
     document = _make_xlsx(work / "task.xlsx")
-    profile_url = lo_profile.fresh_profile(work / "profile", cache_dir)
-    pipe = f"test_{uuid.uuid4().hex}"
     started = time.monotonic()
-    proc = subprocess.Popen(
-        [
-            "soffice",
-            f"-env:UserInstallation={profile_url}",
-            "--norestore",
-            "--nologo",
-            "--nodefault",
-            "--nofirststartwizard",
-            f"--accept=pipe,name={pipe};urp;",
-            "--calc",
-            str(document),
-        ],
-        env=x_session,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc, pipe = start_soffice(work, document, x_session, cache_dir=cache_dir)
     try:
         connection = uno_bridge.wait_for_uno(pipe, timeout=60)
         ready_s = time.monotonic() - started
