@@ -22,15 +22,9 @@ from desktop_gym.guest.apps import uno_bridge
 from desktop_gym.guest.input import InputController
 from desktop_gym.polling import poll_until
 
-from ..support.soffice import start_soffice
+from ..support.soffice import needs_desktop_tools, start_soffice
 
-pytestmark = pytest.mark.skipif(
-    not all(
-        subprocess.run(["which", tool], capture_output=True).returncode == 0
-        for tool in ("soffice", "Xvfb", "openbox", "dbus-daemon")
-    ),
-    reason="needs soffice, Xvfb, openbox and dbus-daemon (scripts/install.sh installs them)",
-)
+pytestmark = needs_desktop_tools
 
 DOCUMENT_NAME = "budget.xlsx"
 

@@ -15,15 +15,9 @@ import pytest
 
 from desktop_gym.guest.apps import lo_profile, uno_bridge
 
-from ..support.soffice import start_soffice
+from ..support.soffice import needs_desktop_tools, start_soffice
 
-pytestmark = pytest.mark.skipif(
-    not all(
-        subprocess.run(["which", tool], capture_output=True).returncode == 0
-        for tool in ("soffice", "Xvfb", "openbox", "dbus-daemon")
-    ),
-    reason="needs soffice, Xvfb, openbox and dbus-daemon",
-)
+pytestmark = needs_desktop_tools
 
 OOR = "{http://openoffice.org/2001/registry}"
 

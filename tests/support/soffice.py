@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
+
+import pytest
 
 from desktop_gym.guest.apps import lo_profile
 
@@ -33,3 +36,12 @@ def start_soffice(
         argv, env=dict(env), start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     return process, pipe
+
+
+DESKTOP_TOOLS = ("soffice", "Xvfb", "openbox", "dbus-daemon")
+
+needs_desktop_tools = pytest.mark.skipif(
+    not all(shutil.which(tool) for tool in DESKTOP_TOOLS),
+    reason=f"needs {', '.join(DESKTOP_TOOLS)} (scripts/install.sh installs them)",
+)
+"""Skips a module that starts its own X session and soffice when the desktop tools are missing."""
