@@ -51,8 +51,6 @@ def _check_task_class(cls: type[Task]) -> None:
         raise TypeError(f"{name} ({cls.id}): field 'oracles' must be distinct kinds of {ORACLE_KINDS}: {declared!r}")
     if cls.infeasible and declared:
         raise TypeError(f"{name} ({cls.id}): an infeasible task declares no oracles (its oracle is fail())")
-    if not cls.infeasible and not declared:
-        raise TypeError(f"{name} ({cls.id}): field 'oracles' must name at least one of {ORACLE_KINDS}")
     for kind in declared:
         if not _overrides(cls, f"{kind}_oracle"):
             raise TypeError(f"{name} ({cls.id}): declares a {kind!r} oracle but does not define {kind}_oracle()")

@@ -52,7 +52,6 @@ def _make(**attributes: Any) -> type[Task]:
         ({"id": "probe.x", "oracles": "api"}, "field 'oracles'"),
         ({"id": "probe.x", "oracles": ("api", "api")}, "field 'oracles'"),
         ({"id": "probe.x", "oracles": ("gui",)}, "does not define gui_oracle()"),
-        ({"id": "probe.x", "oracles": ()}, "at least one"),
         ({"id": "probe.x", "oracles": ("api",), "infeasible": True}, "infeasible task declares no oracles"),
     ],
 )
@@ -67,6 +66,9 @@ def test_undeclared_oracles_are_the_overridden_hooks() -> None:
     both = _make(id="probe.both", gui_oracle=lambda self, params: _scripted(params))
     assert both.oracles == ("api", "gui")
     assert _make(id="probe.infeasible", infeasible=True).oracles == ()
+    no_oracle = type("Probe", (Task,), {"id": "probe.none", "instruction_template": "Do it"})
+    assert no_oracle.oracles == ()  # allowed (an env-only task); `tasks check` reports it unproven
+    assert _plan(no_oracle(), seed=0)[1][0] == "the task declares no oracle (its 'oracles' is empty)"
     assert _make().__dict__.get("oracles") is None  # no id: a family base, not checked
 
 
