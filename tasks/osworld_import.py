@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import osworld_metrics_office  # noqa: F401 - adds its metrics to METRICS
+from . import osworld_metrics_office, osworld_tables  # noqa: F401 - they add their metrics to METRICS
 from .osworld_evaluators import METRICS, MissingAsset, Unsupported, find_cached, guest_path
 from .osworld_postconfig import GUI_DRIVERS, postconfig_nodes
 
@@ -53,6 +53,13 @@ class ImportReport:
     task: dict[str, Any] | None = None
     assets: dict[str, Path] = field(default_factory=dict)
     written: Path | None = None
+
+    def add_unsupported(self, where: str, error: Exception) -> None:
+        """Record that ``where`` did not map because of ``error`` (an ``Unsupported`` or a missing key)."""
+        item = f"{where}: {error if isinstance(error, Unsupported) else f'missing parameter {error}'}"
+        self.unsupported.append(item)
+        if isinstance(error, MissingAsset):
+            self.missing_assets.append(item)
 
     def describe(self) -> str:
         """A few lines for people: status, what mapped, what did not."""
@@ -177,10 +184,7 @@ def _config_steps(
                 raise Unsupported(f"config step type {kind!r} has no equivalent")
             report.mapped.append(where)
         except (Unsupported, KeyError) as error:
-            item = f"{where}: {error if isinstance(error, Unsupported) else f'missing parameter {error}'}"
-            report.unsupported.append(item)
-            if isinstance(error, MissingAsset):
-                report.missing_assets.append(item)
+            report.add_unsupported(where, error)
     return steps
 
 
@@ -214,9 +218,7 @@ def _verifier(evaluator: Mapping[str, Any], cache_dir: Path, report: ImportRepor
             nodes.append(METRICS[func](results[index] or {}, expecteds[index] or {}, options[index] or {}, cache_dir))
             report.mapped.append(where)
         except Unsupported as error:
-            report.unsupported.append(f"{where}: {error}")
-            if isinstance(error, MissingAsset):
-                report.missing_assets.append(f"{where}: {error}")
+            report.add_unsupported(where, error)
     before = postconfig_nodes(evaluator.get("postconfig", []) or [], cache_dir, report)
     if not nodes:
         return None

@@ -15,6 +15,17 @@ from pathlib import Path
 from .osworld_evaluators import METRICS, Node, Unsupported, _gold, _no_options, _rules, _source, guest_path
 
 
+def _fixed(metric: str, verifier: str, args: Node, doc: str):  # noqa: ANN202 - a mapper factory
+    """A mapper for a metric that takes no gold file, rule or option: always the same leaf."""
+
+    def mapper(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+        _no_options(options, metric)
+        return {"name": verifier, **_source(result), "args": dict(args)}
+
+    mapper.__doc__ = f"OSWorld's {metric}: {doc}"
+    return mapper
+
+
 def _gold_spans(prop: str, label: str):  # noqa: ANN202 - a mapper factory
     def mapper(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
         from ..verifiers.document_runs import formatted_spans
@@ -33,30 +44,6 @@ def compare_font_names(result: Mapping, expected: Mapping, options: Mapping, cac
     """Every run with text is in the rule's font (inherited fonts count)."""
     _no_options(options, "compare_font_names")
     return {"name": "docx_run_fonts", **_source(result), "args": {"name": str(_rules(expected)["font_name"])}}
-
-
-def check_italic_font_size_14(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    """Every italic run is 14 pt, and there is one (OSWorld's gold file is not needed for that)."""
-    _no_options(options, "check_italic_font_size_14")
-    return {"name": "docx_run_fonts", **_source(result), "args": {"size": 14, "only": "italic"}}
-
-
-def is_first_line_centered(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    """The first paragraph with text is centred."""
-    _no_options(options, "is_first_line_centered")
-    return {"name": "docx_paragraph_alignment", **_source(result), "args": {"alignment": "center", "index": 0}}
-
-
-def contains_page_break(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    """At least one manual page break."""
-    _no_options(options, "contains_page_break")
-    return {"name": "docx_page_breaks", **_source(result), "args": {"min_count": 1}}
-
-
-def has_page_numbers_in_footers(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    """A footer holds a PAGE field (OSWorld accepts digits typed into the footer; a field is what numbers pages)."""
-    _no_options(options, "has_page_numbers_in_footers")
-    return {"name": "docx_page_number", **_source(result), "args": {"part": "footer"}}
 
 
 def compare_docx_lines(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
@@ -161,18 +148,6 @@ def check_image_stretch_and_center(result: Mapping, expected: Mapping, options: 
     return {"name": "pptx_picture_fills_slide", **_source(result), "args": {"slide": 1}}
 
 
-def check_slide_orientation_portrait(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    """The slide size is portrait."""
-    _no_options(options, "check_slide_orientation_Portrait")
-    return {"name": "pptx_orientation", **_source(result), "args": {"orientation": "portrait"}}
-
-
-def contains_mp4_video(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    """A slide embeds an .mp4 video."""
-    _no_options(options, "contains_mp4_video")
-    return {"name": "pptx_media", **_source(result), "args": {"kind": "video", "extension": "mp4"}}
-
-
 def evaluate_presentation_fill_to_rgb_distance(
     result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path
 ) -> Node:
@@ -223,10 +198,27 @@ METRICS.update(
         "compare_subscript_contains": _gold_spans("subscript", "compare_subscript_contains"),
         "evaluate_strike_through_last_paragraph": _gold_spans("strike", "evaluate_strike_through_last_paragraph"),
         "compare_font_names": compare_font_names,
-        "check_italic_font_size_14": check_italic_font_size_14,
-        "is_first_line_centered": is_first_line_centered,
-        "contains_page_break": contains_page_break,
-        "has_page_numbers_in_footers": has_page_numbers_in_footers,
+        "check_italic_font_size_14": _fixed(
+            "check_italic_font_size_14",
+            "docx_run_fonts",
+            {"size": 14, "only": "italic"},
+            "every italic run is 14 pt, and there is one (OSWorld's gold file is not needed for that)",
+        ),
+        "is_first_line_centered": _fixed(
+            "is_first_line_centered",
+            "docx_paragraph_alignment",
+            {"alignment": "center", "index": 0},
+            "the first paragraph with text is centred",
+        ),
+        "contains_page_break": _fixed(
+            "contains_page_break", "docx_page_breaks", {"min_count": 1}, "at least one manual page break"
+        ),
+        "has_page_numbers_in_footers": _fixed(
+            "has_page_numbers_in_footers",
+            "docx_page_number",
+            {"part": "footer"},
+            "a footer holds a PAGE field (OSWorld accepts digits typed into a footer; a field numbers pages)",
+        ),
         "compare_docx_lines": compare_docx_lines,
         "compare_insert_equation": compare_insert_equation,
         "compare_references": compare_references,
@@ -236,8 +228,15 @@ METRICS.update(
         "compare_image_list": compare_image_list,
         "check_page_number_colors": check_page_number_colors,
         "check_image_stretch_and_center": check_image_stretch_and_center,
-        "check_slide_orientation_Portrait": check_slide_orientation_portrait,
-        "contains_mp4_video": contains_mp4_video,
+        "check_slide_orientation_Portrait": _fixed(
+            "check_slide_orientation_Portrait",
+            "pptx_orientation",
+            {"orientation": "portrait"},
+            "the slides are portrait",
+        ),
+        "contains_mp4_video": _fixed(
+            "contains_mp4_video", "pptx_media", {"kind": "video", "extension": "mp4"}, "a slide embeds an .mp4 video"
+        ),
         "evaluate_presentation_fill_to_rgb_distance": evaluate_presentation_fill_to_rgb_distance,
         "compare_archive": compare_archives,
         "compare_zip_files": compare_archives,

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .osworld_evaluators import MissingAsset, Unsupported, find_cached, guest_path
+from .osworld_evaluators import Unsupported, find_cached, guest_path
 
 if TYPE_CHECKING:
     from .osworld_import import ImportReport
@@ -80,8 +80,5 @@ def postconfig_nodes(steps: Sequence[Mapping[str, Any]], cache_dir: Path, report
             else:
                 raise Unsupported("steps of this type before evaluation are not supported")
         except (Unsupported, KeyError) as error:
-            item = f"{where}: {error if isinstance(error, Unsupported) else f'missing parameter {error}'}"
-            report.unsupported.append(item)
-            if isinstance(error, MissingAsset):
-                report.missing_assets.append(item)
+            report.add_unsupported(where, error)
     return leaves
