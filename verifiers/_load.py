@@ -107,10 +107,15 @@ def open_xlsx(data: bytes | None, *, formulas: bool = False) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _docx(data: bytes) -> Any:
-    import docx
+def _ooxml(kind: str, data: bytes) -> Any:
+    """A python-docx document or python-pptx presentation (cached: a task's checks share one parse)."""
+    if kind == "docx":
+        import docx
 
-    return docx.Document(io.BytesIO(data))
+        return docx.Document(io.BytesIO(data))
+    import pptx
+
+    return pptx.Presentation(io.BytesIO(data))
 
 
 def open_docx(data: bytes | None) -> Any:
@@ -119,23 +124,12 @@ def open_docx(data: bytes | None) -> Any:
     Raises:
         DocumentError: missing or unreadable.
     """
-    return guarded_read("docx", _docx, require_package(data, "docx"))
-
-
-@functools.lru_cache(maxsize=8)
-def _pptx(data: bytes) -> Any:
-    import pptx
-
-    return pptx.Presentation(io.BytesIO(data))
+    return guarded_read("docx", _ooxml, "docx", require_package(data, "docx"))
 
 
 def open_pptx(data: bytes | None) -> Any:
-    """Load a pptx presentation (python-pptx).
-
-    Raises:
-        DocumentError: missing or unreadable.
-    """
-    return guarded_read("pptx", _pptx, require_package(data, "pptx"))
+    """Load a pptx presentation (python-pptx); raises ``DocumentError`` when missing or unreadable."""
+    return guarded_read("pptx", _ooxml, "pptx", require_package(data, "pptx"))
 
 
 @functools.lru_cache(maxsize=8)
