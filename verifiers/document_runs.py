@@ -131,9 +131,41 @@ def verify_docx_run_fonts(
     return VerifierResult.passed(f"all {checked} runs in the expected font")
 
 
+def _breaks_before(paragraph: Any, previous: Any | None) -> bool:
+    """Whether a page break precedes ``paragraph``: page-break-before (direct), a page break run
+    before its first text, or one after the last text of the paragraph before it."""
+    from docx.oxml.ns import qn
+
+    p_pr = paragraph._p.pPr
+    if p_pr is not None and p_pr.find(qn("w:pageBreakBefore")) is not None:
+        return True
+
+    def page_break(element: Any) -> bool:
+        return element.tag == qn("w:br") and element.get(qn("w:type")) == "page"
+
+    for element in paragraph._p.iter(qn("w:br"), qn("w:t")):
+        if element.tag == qn("w:t") and (element.text or "").strip():
+            break
+        if page_break(element):
+            return True
+    if previous is not None:
+        for element in reversed(list(previous._p.iter(qn("w:br"), qn("w:t")))):
+            if element.tag == qn("w:t") and (element.text or "").strip():
+                return False
+            if page_break(element):
+                return True
+    return False
+
+
 @register_verifier("docx_page_breaks", reads="file")
-def verify_docx_page_breaks(data: bytes | None, min_count: int = 1) -> VerifierResult:
-    """Check that the document has at least ``min_count`` manual page breaks (a break run or page-break-before)."""
+def verify_docx_page_breaks(data: bytes | None, min_count: int = 1, before_text: str | None = None) -> VerifierResult:
+    """Check for manual page breaks (a break run or page-break-before).
+
+    Args:
+        data: the file's bytes, or None when it does not exist.
+        min_count: at least this many breaks in the body.
+        before_text: also require a break right before the paragraph that starts with this text.
+    """
     from docx.oxml.ns import qn
 
     document = open_docx(data)
@@ -146,6 +178,14 @@ def verify_docx_page_breaks(data: bytes | None, min_count: int = 1) -> VerifierR
     found = guarded_read("docx", count)
     if found < min_count:
         return VerifierResult.failed(f"expected at least {min_count} page break(s), found {found}", found=found)
+    if before_text is not None:
+        paragraphs = guarded_read("docx", lambda: list(document.paragraphs))
+        index = next((i for i, p in enumerate(paragraphs) if p.text.strip().startswith(before_text)), None)
+        if index is None:
+            return VerifierResult.failed(f"no paragraph starts with {before_text[:60]!r}")
+        previous = paragraphs[index - 1] if index else None
+        if not guarded_read("docx", _breaks_before, paragraphs[index], previous):
+            return VerifierResult.failed(f"no page break right before {before_text[:60]!r}", found=found)
     return VerifierResult.passed(f"{found} page break(s)")
 
 

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (each registers its suite)
     train_demo,
     workflow_calc,
     workflow_impress,
+    workflow_layout,
     workflow_ledger,
     workflow_office,
     workflow_writer,

@@ -237,3 +237,11 @@ def test_archive_members_compare_paths_and_bytes_in_zip_and_tar() -> None:
         extra = pack({**members, "docs/c.txt": b"c"})
         assert "unexpected member" in check(extra, expected=expected).reason
         assert check(extra, expected=expected, allow_extra=True).success
+
+
+@pytest.mark.parametrize("which", ["ours", "libreoffice"])
+def test_a_page_break_before_a_named_paragraph(saved: dict[str, bytes], which: str) -> None:
+    check = get_verifier("docx_page_breaks")
+    assert check(saved[which], before_text="Formula").success  # the break ends the paragraph before it
+    assert "no page break right before" in check(saved[which], before_text="Struck out").reason
+    assert "no paragraph starts with" in check(saved[which], before_text="Nowhere").reason
