@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from ._load import guarded_read, is_odt, open_docx, open_odf, require
 from .registry import register_verifier
-from .result import VerifierResult
+from .result import VerifierResult, count_mismatch
 
 Match = Literal["equals", "contains"]
 
@@ -173,13 +173,8 @@ def verify_docx_paragraph_count(
     paragraphs = [p for p in paragraph_texts(data, include_tables=False) if include_empty or p.strip()]
     found = len(paragraphs)
     kind = "" if include_empty else "non-empty "
-    if count is not None and found != count:
-        return VerifierResult.failed(f"expected {count} {kind}paragraphs, found {found}", found=found)
-    if min_count is not None and found < min_count:
-        return VerifierResult.failed(f"expected at least {min_count} {kind}paragraphs, found {found}", found=found)
-    if max_count is not None and found > max_count:
-        return VerifierResult.failed(f"expected at most {max_count} {kind}paragraphs, found {found}", found=found)
-    return VerifierResult.passed(f"the document has {found} {kind}paragraphs", found=found)
+    mismatch = count_mismatch(found, f"{kind}paragraphs", count, min_count, max_count)
+    return mismatch or VerifierResult.passed(f"the document has {found} {kind}paragraphs", found=found)
 
 
 # --- run properties, resolved the way Word/Writer render them -------------------------------------

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from ._load import guarded_read, open_pptx
 from ._ooxml import DRAWING_NS, local_name
 from .registry import register_verifier
-from .result import CheckFailed, VerifierResult
+from .result import CheckFailed, VerifierResult, count_mismatch
 
 ShapeKind = Literal["any", "picture", "table", "chart", "text", "group"]
 
@@ -73,13 +73,8 @@ def verify_pptx_slide_count(
         max_count: the most.
     """
     found = len(_slides(data))
-    if count is not None and found != count:
-        return VerifierResult.failed(f"expected {count} slides, found {found}", found=found)
-    if min_count is not None and found < min_count:
-        return VerifierResult.failed(f"expected at least {min_count} slides, found {found}", found=found)
-    if max_count is not None and found > max_count:
-        return VerifierResult.failed(f"expected at most {max_count} slides, found {found}", found=found)
-    return VerifierResult.passed(f"the presentation has {found} slides", found=found)
+    mismatch = count_mismatch(found, "slides", count, min_count, max_count)
+    return mismatch or VerifierResult.passed(f"the presentation has {found} slides", found=found)
 
 
 @register_verifier("pptx_text", reads="file")

@@ -55,3 +55,32 @@ class CheckFailed(Exception):
     def to_result(self, **extra: Any) -> VerifierResult:
         """The failed ``VerifierResult`` this exception stands for, with ``extra`` details added."""
         return VerifierResult.failed(self.reason, score=self.score, **self.details, **extra)
+
+
+def count_mismatch(
+    found: int,
+    noun: str,
+    /,
+    count: int | None = None,
+    min_count: int | None = None,
+    max_count: int | None = None,
+    **details: Any,
+) -> VerifierResult | None:
+    """The failed result when ``found`` misses the exact / least / most count, else None.
+
+    Args:
+        found: How many there are (positional: ``found=`` may be one of the ``details``).
+        noun: What is counted, as the message says it (``"slides"``, ``"charts on sheet 'Data'"``).
+        count: The exact number.
+        min_count: The least number.
+        max_count: The most.
+        details: Extra details of the failed result (``found=found`` when none are given).
+    """
+    details = details or {"found": found}
+    if count is not None and found != count:
+        return VerifierResult.failed(f"expected {count} {noun}, found {found}", **details)
+    if min_count is not None and found < min_count:
+        return VerifierResult.failed(f"expected at least {min_count} {noun}, found {found}", **details)
+    if max_count is not None and found > max_count:
+        return VerifierResult.failed(f"expected at most {max_count} {noun}, found {found}", **details)
+    return None

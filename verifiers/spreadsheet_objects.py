@@ -11,7 +11,7 @@ from typing import Any, Literal
 from ._load import guarded_read
 from ._ooxml import CHART_NS, SHEET_NS, Package, local_name, open_package, texts
 from .registry import register_verifier
-from .result import VerifierResult
+from .result import VerifierResult, count_mismatch
 
 
 def _chart_facts(package: Package, part: str) -> dict[str, Any]:
@@ -114,12 +114,11 @@ def verify_xlsx_charts(
         charts = [chart for chart in charts if chart["sheet"] == sheet]
     where = f"on sheet {sheet!r}" if sheet is not None else "in the workbook"
     summary = [{k: c[k] for k in ("sheet", "types", "title", "values", "categories")} for c in charts]
-    if count is not None and len(charts) != count:
-        return VerifierResult.failed(f"expected {count} charts {where}, found {len(charts)}", found=summary)
-    if count is None and len(charts) < min_count:
-        return VerifierResult.failed(
-            f"expected at least {min_count} charts {where}, found {len(charts)}", found=summary
-        )
+    mismatch = count_mismatch(
+        len(charts), f"charts {where}", count, min_count if count is None else None, found=summary
+    )
+    if mismatch:
+        return mismatch
     candidates = charts
     if chart_type is not None:
         candidates = [chart for chart in candidates if _type_matches(chart["types"], chart_type)]
@@ -228,12 +227,11 @@ def verify_xlsx_pivot_tables(
     if sheet is not None:
         pivots = [pivot for pivot in pivots if pivot["sheet"] == sheet]
     where = f"on sheet {sheet!r}" if sheet is not None else "in the workbook"
-    if count is not None and len(pivots) != count:
-        return VerifierResult.failed(f"expected {count} pivot tables {where}, found {len(pivots)}", found=pivots)
-    if count is None and len(pivots) < min_count:
-        return VerifierResult.failed(
-            f"expected at least {min_count} pivot tables {where}, found {len(pivots)}", found=pivots
-        )
+    mismatch = count_mismatch(
+        len(pivots), f"pivot tables {where}", count, min_count if count is None else None, found=pivots
+    )
+    if mismatch:
+        return mismatch
 
     def uses(pivot: dict[str, Any], key: str, wanted: Sequence[str] | None) -> bool:
         return wanted is None or {n.casefold() for n in wanted} <= {n.casefold() for n in pivot[key]}
