@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (each registers its suite)
     os,
     train_demo,
     workflow_calc,
+    workflow_deck_finish,
     workflow_impress,
     workflow_layout,
     workflow_ledger,
