@@ -24,10 +24,13 @@ class MissingAsset(Unsupported):
 
 
 def guest_path(path: str) -> str:
-    """OSWorld's ``/home/user/...`` -> ``~/...`` (our session home); other paths unchanged."""
+    """OSWorld's ``/home/user/...`` -> ``~/...`` (our session home), and a relative path (OSWorld's
+    server resolves it in the home) -> ``~/<path>``; other absolute paths unchanged."""
     for home in ("/home/user/", "/root/"):
         if path.startswith(home):
             return "~/" + path[len(home) :]
+    if path and not path.startswith(("/", "~")):
+        return "~/" + path.removeprefix("./")
     return path
 
 

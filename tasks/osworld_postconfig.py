@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 Node = dict[str, Any]
 #: a downloaded checker script larger than this is not embedded in a task file
-MAX_EMBEDDED_BYTES = 256 * 1024
+MAX_EMBEDDED_BYTES = 64 * 1024  # base64 of it stays under Linux's 128 KiB limit on one argument
 SAVE_HOTKEY = re.compile(r"""hotkey\(\s*['"]ctrl['"]\s*,\s*['"]s['"]\s*\)""")
 GUI_DRIVERS = ("pyautogui", "xdotool")
 POSTCONFIG_TIMEOUT_NOTE = "runs before the checks, exit status ignored (as OSWorld does)"
@@ -48,7 +48,6 @@ def _download_leaves(params: Mapping[str, Any], cache_dir: Path, where: str) -> 
                 f"downloaded file {cached.name} is {len(data)} bytes (embeds at most {MAX_EMBEDDED_BYTES})"
             )
         target = guest_path(str(file["path"]))
-        target = target if target.startswith(("~/", "/")) else f"~/{target}"
         quoted = '"$HOME"/' + shlex.quote(target[2:]) if target.startswith("~/") else shlex.quote(target)
         encoded = base64.b64encode(data).decode("ascii")
         command = f'mkdir -p "$(dirname {quoted})" && echo {encoded} | base64 -d > {quoted}'

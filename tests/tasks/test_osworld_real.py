@@ -240,3 +240,35 @@ def test_sheet_print_compares_the_exported_csv_and_runs_the_export_first(tmp_pat
     assert check["file"] == "~/Customers_New_7digit_Id-Sheet1.csv"
     assert check["args"]["expected_rows"] == [["id"], ["0000001"]]
     assert any("not run: the agent must save itself" in note for note in report.notes)
+
+
+@pytest.mark.slow
+def test_a_real_task_with_a_postconfig_checker_script_runs_on_the_desktop(tmp_path: Path, desktop) -> None:
+    """os/37887e8c: setup downloads and runs setup.sh; the evaluator's postconfig downloads eval.sh,
+    makes it executable, and the check reads its output. The checker must not exist during the
+    episode and must run after it."""
+    from desktop_gym import DesktopEnv
+    from desktop_gym.tasks import load_suite_dir
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "setup.sh").write_text("mkdir -p /tmp/test_files\n")
+    (cache / "eval.sh").write_text(
+        '[ -f "$HOME/compressed.flag" ] && echo "Success: The task was completed correctly." || echo "Failure"\n'
+    )
+    out = tmp_path / "suite"
+    source = str(next(REAL.glob("os/37887e8c*.json")))
+    assert main(["tasks", "import-osworld", source, "--cache", str(cache), "--out", str(out), "--suite", "owreal"]) == 0
+    (task,) = load_suite_dir(out)
+    env = DesktopEnv(backend=desktop)
+    try:
+        env.reset(seed=0, options={"task_id": task.id})
+        *_, info = env.step("done()")
+        assert not info["success"] and "Success: The task" in info["verifier"]["reason"], info["verifier"]
+        env.reset(seed=0, options={"task_id": task.id})
+        env.step("type(text='test -e ~/eval.sh || touch ~/compressed.flag\\n')")  # no checker during the episode
+        env.step("wait(seconds=0.3)")
+        *_, info = env.step("done()")
+        assert info["success"], info["verifier"]
+    finally:
+        env.close()
