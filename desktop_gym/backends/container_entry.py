@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         workdir=workdir,
         startup_timeout=args.startup_timeout,
         warm_spare=args.warm_spare,
+        session_user=False,  # the container is the session's boundary (and its workdir a host bind mount)
     )
     try:
         handle = backend.start()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..polling import poll_until
 from . import reaper as session_reaper
+from . import session_user as session_users
 from .base import Backend, BackendError, DesktopHandle
 from .xauth import connect_display, new_cookie, write_xauthority
 
@@ -82,6 +83,9 @@ class LocalBackend(Backend):
         python: Interpreter for the guest agent (default: this one).
         warm_spare: Keep a LibreOffice running in the background so a reset only loads the task's
             document (~0.2 s instead of ~0.7 s), at the cost of one more office in memory.
+        session_user: Run the session's apps (and dbus, openbox, the guest) as an unprivileged user
+            of its own (see :mod:`.session_user`). ``None`` = whenever possible (running as root);
+            ``True`` = required (an error otherwise); ``False`` = as the caller's user.
     """
 
     name = "local"
@@ -94,7 +98,12 @@ class LocalBackend(Backend):
         startup_timeout: float = 30.0,
         python: str = sys.executable,
         warm_spare: bool = False,
+        session_user: bool | None = None,
     ) -> None:
+        if session_user and not session_users.can_isolate():
+            raise BackendError("session_user=True needs root and useradd (run as root, or pass session_user=None)")
+        self._isolate = session_users.can_isolate() if session_user is None else session_user
+        self.user: session_users.SessionUser | None = None  # the claimed session user, while running
         self.warm_spare = warm_spare
         self.width = width
         self.height = height
@@ -133,11 +142,16 @@ class LocalBackend(Backend):
             self.workdir = Path(tempfile.mkdtemp(prefix="desktop-gym-"))
         home, logs, runtime = self.workdir / "home", self.workdir / "logs", self.workdir / "run"
         tmp = self.workdir / "tmp"  # TMPDIR: LibreOffice's lu*.tmp folders go here, removed with the session
-        for folder in (home, logs, runtime, tmp):
+        guest_state = self.workdir / "guest-state"
+        for folder in (home, logs, runtime, tmp, guest_state):
             folder.mkdir(mode=0o700)
         env = {k: v for k, v in os.environ.items() if k not in HOST_SESSION_VARIABLES}
         user_cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         env.setdefault("DESKTOP_GYM_CACHE", str(Path(user_cache) / "desktop-gym"))
+        if self._isolate:
+            self.user = session_users.claim_session_user()
+            session_users.confine_workdir(self.workdir, self.user, (home, runtime, tmp, guest_state))
+            env["DESKTOP_GYM_CACHE"] = str(session_users.shared_profile_cache())
         env.update(
             {
                 SESSION_ENV_MARKER: self.session_id,
@@ -152,12 +166,12 @@ class LocalBackend(Backend):
         deadline = lambda: time.monotonic() + self.startup_timeout  # noqa: E731
 
         self.display = self._start_xvfb(env, logs, deadline())
-        env["XAUTHORITY"] = str(self.xauthority)
+        env["XAUTHORITY"] = str(self._session_xauthority(runtime))
         session_reaper.write_owner_file(self.workdir, self.session_id, self.display)
         self._start_reaper()
         env["DISPLAY"] = self.display
         env["DBUS_SESSION_BUS_ADDRESS"] = self._start_dbus(env, logs, deadline())
-        self._spawn("openbox", ["openbox", "--sm-disable"], env, logs)
+        self._spawn("openbox", ["openbox", "--sm-disable"], env, logs, **self._as_session_user())
         self._wait_for_window_manager(deadline())
 
         token = secrets.token_hex(16)
@@ -166,11 +180,12 @@ class LocalBackend(Backend):
         token_file.write_text(token)
         socket_path = self.workdir / "guest.sock"
         guest_env = dict(env)
-        guest_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+        guest_python, packages = session_users.session_python(self.python) if self.user else (self.python, [])
+        guest_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), *packages, env.get("PYTHONPATH")]))
         self._spawn(
             "guest",
             [
-                self.python,
+                guest_python,
                 "-m",
                 "desktop_gym.guest",
                 "--socket",
@@ -180,8 +195,9 @@ class LocalBackend(Backend):
                 "--token-file",
                 str(token_file),
                 "--state-dir",
-                str(self.workdir / "guest-state"),
+                str(guest_state),
                 *(["--warm-spare"] if self.warm_spare else []),
+                *(["--user", self.user.name] if self.user is not None else []),
             ],
             guest_env,
             logs,
@@ -199,7 +215,8 @@ class LocalBackend(Backend):
                 "session": self.session_id,
                 "workdir": str(self.workdir),
                 "home": str(home),
-                "xauthority": str(self.xauthority),
+                "xauthority": env["XAUTHORITY"],  # the session's cookie file (a copy it owns, with a session user)
+                "user": self.user.name if self.user is not None else None,
                 "pids": {name: proc.pid for name, proc in self._procs.items()},
             },
             alive_check=self.is_alive,
@@ -213,6 +230,23 @@ class LocalBackend(Backend):
             )
         self._procs[name] = proc
         return proc
+
+    def _as_session_user(self) -> dict:
+        """``Popen`` arguments that start a process as the session user (none without one)."""
+        if self.user is None:
+            return {}
+        return {"user": self.user.uid, "group": self.user.gid, "extra_groups": []}
+
+    def _session_xauthority(self, runtime: Path) -> Path:
+        """The X cookie file the session's processes use: Xvfb's own, or a copy the session user owns."""
+        assert self.xauthority is not None
+        if self.user is None:
+            return self.xauthority
+        copy = runtime / "Xauthority"
+        shutil.copyfile(self.xauthority, copy)
+        os.chmod(copy, 0o600)
+        self.user.chown(copy)
+        return copy
 
     def _log_tail(self, name: str) -> str:
         assert self.workdir is not None
@@ -276,6 +310,7 @@ class LocalBackend(Backend):
             env,
             logs,
             stdout=subprocess.PIPE,
+            **self._as_session_user(),
         )
         assert proc.stdout is not None
         self._dbus_stdout = proc.stdout.fileno()
@@ -293,6 +328,10 @@ class LocalBackend(Backend):
         argv += ["--workdir", str(self.workdir), "--display", self.display or ""]
         if self._requested_workdir is None:
             argv.append("--remove-workdir")
+        keep_fds = [read_fd]
+        if self.user is not None:  # the reaper holds the user's claim too: released once it has reaped
+            argv += ["--uid", str(self.user.uid)]
+            keep_fds.append(self.user.lock_fd)
         try:
             self._reaper = subprocess.Popen(
                 argv,
@@ -300,7 +339,7 @@ class LocalBackend(Backend):
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # holding the owner's pipes would keep its caller waiting
                 stderr=subprocess.DEVNULL,
-                pass_fds=(read_fd,),
+                pass_fds=tuple(keep_fds),
                 start_new_session=True,
             )
         finally:
@@ -373,6 +412,9 @@ class LocalBackend(Backend):
         self._forget_handle()
         deadline = time.monotonic() + timeout
         seen = set(processes_with_marker(self.session_id)) if self.session_id is not None else set()
+        guest = self._procs.get("guest")
+        if guest is not None and guest.poll() is None:  # strays the guest adopted, before it dies
+            seen.update(session_reaper.kill_until_gone(lambda: session_reaper.descendant_pids(guest.pid), timeout))
         for name in ("guest", "openbox", "dbus"):
             proc = self._procs.get(name)
             if proc is not None:
@@ -402,6 +444,8 @@ class LocalBackend(Backend):
         # is gone: wait until every process we saw has exited for real (or is a zombie left to init).
         while any(_running(pid) for pid in seen) and time.monotonic() < deadline:
             time.sleep(POLL_INTERVAL)
+        if self.user is not None:  # also what dropped the marker (env -i setsid ...)
+            seen.update(session_reaper.kill_user(self.user.uid, max(0.1, deadline - time.monotonic())))
         survivors += [pid for pid in seen if _running(pid)]
         for proc in self._procs.values():
             try:
@@ -416,6 +460,9 @@ class LocalBackend(Backend):
         if self.workdir is not None and self._requested_workdir is None:
             shutil.rmtree(self.workdir, ignore_errors=True)
         self._stop_reaper()
+        if self.user is not None:
+            self.user.release()
+            self.user = None
         if survivors:
             raise BackendError(f"session {self.session_id} processes {sorted(set(survivors))} survived SIGKILL")
 

@@ -19,6 +19,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
@@ -47,8 +48,55 @@ def session_pids(session_id: str) -> list[int]:
 
 def kill_session(session_id: str, timeout: float = 5.0) -> list[int]:
     """SIGKILL every process of the session until none is left or ``timeout``; returns the survivors."""
+    return kill_until_gone(lambda: session_pids(session_id), timeout)
+
+
+def user_pids(uid: int) -> list[int]:
+    """Pids of live processes (zombies excluded) any of whose user ids (real, effective, saved, fs) is ``uid``."""
+    pids = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            status = dict(line.split(":", 1) for line in Path(entry.path, "status").read_text().splitlines())
+        except (OSError, ValueError):
+            continue
+        if str(uid) in status.get("Uid", "").split() and status.get("State", "Z").split()[0] not in "ZX":
+            pids.append(int(entry.name))
+    return pids
+
+
+def process_stats() -> Iterator[tuple[int, list[str]]]:
+    """``(pid, fields)`` of every process, ``fields`` being /proc/<pid>/stat after the command name
+    (``[state, ppid, pgrp, session, ...]``)."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        yield int(entry.name), stat[stat.rindex(")") + 2 :].split()
+
+
+def descendant_pids(root_pid: int) -> list[int]:
+    """Pids of every live descendant of ``root_pid`` (children, their children, ...), zombies excluded."""
+    children: dict[int, list[int]] = {}
+    for pid, fields in process_stats():
+        if fields[0] not in "ZX":
+            children.setdefault(int(fields[1]), []).append(pid)
+    found, frontier = [], [root_pid]
+    while frontier:
+        kids = children.get(frontier.pop(), [])
+        found += kids
+        frontier += kids
+    return found
+
+
+def kill_until_gone(find_pids, timeout: float = 5.0) -> list[int]:  # noqa: ANN001 - () -> list[int]
+    """SIGKILL what ``find_pids()`` returns until it returns nothing or ``timeout``; returns the survivors."""
     deadline = time.monotonic() + timeout
-    while pids := session_pids(session_id):
+    while pids := find_pids():
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -58,6 +106,11 @@ def kill_session(session_id: str, timeout: float = 5.0) -> list[int]:
             return pids
         time.sleep(0.01)
     return []
+
+
+def kill_user(uid: int, timeout: float = 5.0) -> list[int]:
+    """SIGKILL every process of the session user ``uid``; returns the survivors."""
+    return kill_until_gone(lambda: user_pids(uid), timeout)
 
 
 def start_time(pid: int) -> int | None:
@@ -150,9 +203,14 @@ def _mtime(path: Path) -> float:
         return time.time()
 
 
-def reap(session_id: str, workdir: Path, display: str | None, remove_workdir: bool) -> None:
-    """Kill the session's processes and remove what it left behind."""
+def reap(session_id: str, workdir: Path, display: str | None, remove_workdir: bool, uid: int | None = None) -> None:
+    """Kill the session's processes (those of its user ``uid`` too) and remove what it left behind.
+
+    Pass ``uid`` only while holding the session user's claim: once released, another session may own it.
+    """
     kill_session(session_id)
+    if uid is not None:
+        kill_user(uid)  # also what dropped the marker (env -i setsid ...)
     remove_x_display_files(display)
     remove_stale_office_pipes()
     if remove_workdir:
@@ -192,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--display")
     parser.add_argument("--remove-workdir", action="store_true")
+    parser.add_argument("--uid", type=int, help="the session user: killed too (this process holds its claim)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ctrl+c meant for the owner must not stop the reaper
     try:
@@ -199,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         message = b""
     if message != _CLOSE_NORMALLY:  # end of file: the owner died
-        reap(args.session, args.workdir, args.display, args.remove_workdir)
+        reap(args.session, args.workdir, args.display, args.remove_workdir, args.uid)
     return 0
 
 

@@ -9,6 +9,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from . import confine
 from .server import run_forever, serve
 
 
@@ -26,6 +27,7 @@ def main(argv: list[str] | None = None) -> None:
         "(default: guest-state/ beside the socket)",
     )
     parser.add_argument("--warm-spare", action="store_true", help="keep a LibreOffice ready for the next launch")
+    parser.add_argument("--user", help="run as this user once the socket is bound (the guest starts as root)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s guest %(levelname)s %(message)s")
     token = Path(args.token_file).read_text().strip() if args.token_file else None
@@ -34,7 +36,8 @@ def main(argv: list[str] | None = None) -> None:
     address = args.socket or args.listen
     default_state = Path(args.socket).parent if args.socket else Path(args.home).parent
     state_dir = Path(args.state_dir) if args.state_dir else default_state / "guest-state"
-    server, servicer = serve(address, args.home, token, state_dir=state_dir, warm_spare=args.warm_spare)
+    confine.become_subreaper()  # processes that leave their app (setsid) stay ours to kill
+    server, servicer = serve(address, args.home, token, state_dir=state_dir, warm_spare=args.warm_spare, user=args.user)
     logging.getLogger(__name__).info("guest agent listening on %s", address)
     run_forever(server, servicer)
 

@@ -8,16 +8,19 @@ that left its process group with ``setsid``; inside it, ``ps`` and ``kill`` see 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import select
 import shlex
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from ..backends.reaper import process_stats
 from .types import ExecResult
 
 POLL_INTERVAL = 0.01
@@ -28,8 +31,30 @@ _READ_CHUNK = 64 * 1024
 # --mount-proc: ps and /proc inside show only the command's own processes, the pids it can signal.
 _PID_NAMESPACE_ARGV = (
     ("unshare", "--pid", "--fork", "--kill-child", "--mount-proc"),  # as root
-    ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc"),  # unprivileged
+    # unprivileged: the command keeps its own uid inside (util-linux >= 2.38), else it is "root" there
+    ("unshare", "--user", "--map-current-user", "--pid", "--fork", "--kill-child", "--mount-proc"),
+    ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc"),
 )
+
+
+# Process groups this process started (spawn, run_capped) and has not killed yet: what
+# confine.kill_strays spares. The lock also holds off a scan while a Popen is forking.
+_tracked_groups: set[int] = set()
+_groups_lock = threading.RLock()
+
+
+@contextlib.contextmanager
+def frozen_groups() -> Iterator[frozenset[int]]:
+    """Hold off new tracked processes and yield the process groups started here and not killed yet."""
+    with _groups_lock:
+        yield frozenset(_tracked_groups)
+
+
+def _popen_tracked(argv: list[str] | str, **kwargs) -> subprocess.Popen:
+    with _groups_lock:
+        proc = subprocess.Popen(argv, start_new_session=True, **kwargs)
+        _tracked_groups.add(proc.pid)
+    return proc
 
 
 def session_env(home: str | Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -111,7 +136,7 @@ def run_capped(
     if prefix:
         argv = [*prefix, *(["/bin/sh", "-c", argv] if isinstance(argv, str) else argv)]
         shell = False
-    proc = subprocess.Popen(
+    proc = _popen_tracked(
         argv,
         shell=shell,
         cwd=cwd or env.get("HOME"),
@@ -119,8 +144,15 @@ def run_capped(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        start_new_session=True,
     )
+    try:
+        return _collect(proc, timeout, max_output_bytes)
+    finally:
+        with _groups_lock:
+            _tracked_groups.discard(proc.pid)
+
+
+def _collect(proc: subprocess.Popen, timeout: float, max_output_bytes: int) -> tuple[ExecResult, bool]:
     assert proc.stdout is not None and proc.stderr is not None
     deadline = time.monotonic() + timeout
     streams = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
@@ -186,14 +218,13 @@ def spawn(
     """
     log = open(log_path, "ab") if log_path is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
-        return subprocess.Popen(
+        return _popen_tracked(
             list(argv),
             cwd=cwd or env.get("HOME"),
             env=dict(env),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
         )
     finally:
         if log_path is not None:
@@ -202,17 +233,7 @@ def spawn(
 
 def group_alive(pgid: int) -> bool:
     """Whether any process (zombies excluded) is left in process group ``pgid``."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(entry.path, "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            return True
-    return False
+    return any(fields[0] != "Z" and int(fields[2]) == pgid for _pid, fields in process_stats())
 
 
 def kill_group(pgid: int, proc: subprocess.Popen | None = None, timeout: float = 5.0) -> None:
@@ -221,6 +242,8 @@ def kill_group(pgid: int, proc: subprocess.Popen | None = None, timeout: float =
     Raises:
         TimeoutError: the group still has live processes after ``timeout``.
     """
+    with _groups_lock:
+        _tracked_groups.discard(pgid)
     try:
         os.killpg(pgid, signal.SIGKILL)
     except ProcessLookupError:

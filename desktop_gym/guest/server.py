@@ -15,7 +15,7 @@ from pathlib import Path
 import grpc
 
 from .. import errors
-from . import files, processes
+from . import confine, files, processes
 from .apps import registry
 from .apps.launcher import AppLauncher, AppLaunchError
 from .apps.spec import launchable_apps
@@ -170,9 +170,10 @@ class GuestServicer(pb_grpc.GuestServicer):
             return frame
 
     def close(self) -> None:
-        """Kill launched apps and release X connections."""
+        """Kill launched apps (and strays) and release X connections."""
         try:
             self.launcher.close()
+            confine.kill_strays()
         finally:
             self.input.close()
             self.windows.close()
@@ -313,6 +314,7 @@ class GuestServicer(pb_grpc.GuestServicer):
         if isinstance(self.input, InputController):
             self.input.cancel()  # input in flight (a long type_text) stops instead of outliving the reset
         self.launcher.kill_all()
+        confine.kill_strays()  # what left its app's process group (setsid from the terminal, ...)
         return pb.KillAppsReply()
 
     @_rpc
@@ -386,11 +388,13 @@ def serve(
     max_workers: int = 8,
     state_dir: str | Path | None = None,
     warm_spare: bool = False,
+    user: str | None = None,
 ):
     """Start the guest server on a unix socket (mode 0600) and return ``(server, servicer)``.
 
     ``socket_path`` may be ``"tcp:HOST:PORT"`` instead: a guest in a VM, reached through the VM's
-    port forward (the token is what guards it there).
+    port forward (the token is what guards it there). With ``user`` (the guest started as root),
+    the socket is bound first, then the guest becomes that user before it touches the desktop.
 
     Raises:
         RuntimeError: the socket could not be bound.
@@ -401,16 +405,12 @@ def serve(
         socket_path.parent.mkdir(parents=True, exist_ok=True)
         if socket_path.exists():
             socket_path.unlink()
-    servicer = GuestServicer(
-        Path(home), Path(state_dir) if state_dir else socket_path.parent / "guest-state", warm_spare=warm_spare
-    )
     interceptors = [TokenInterceptor(token)] if token else []
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="guest"),
         interceptors=interceptors,
         options=GRPC_OPTIONS,
     )
-    pb_grpc.add_GuestServicer_to_server(servicer, server)
     # Create the socket with 0600 from the start, not chmod it after others could connect.
     old_umask = os.umask(0o177)
     try:
@@ -419,9 +419,15 @@ def serve(
         os.umask(old_umask)
     if not bound:
         raise RuntimeError(f"could not bind the guest socket {socket_path}")
-    server.start()
     if tcp is None:
         os.chmod(socket_path, 0o600)
+    if user is not None:
+        confine.drop_to_user(user)
+    servicer = GuestServicer(
+        Path(home), Path(state_dir) if state_dir else socket_path.parent / "guest-state", warm_spare=warm_spare
+    )
+    pb_grpc.add_GuestServicer_to_server(servicer, server)
+    server.start()
     return server, servicer
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,8 +69,17 @@ def test_close_leaves_no_session_process(wait_until) -> None:
             client.ping()
 
 
-def test_two_backends_have_different_displays(tmp_path) -> None:
-    first, second = LocalBackend(workdir=tmp_path), LocalBackend(workdir=tmp_path)
+@pytest.fixture
+def passable_dir() -> Iterator[Path]:
+    """A caller's workdir that session users may pass through (pytest's own root is mode 0700)."""
+    folder = Path(tempfile.mkdtemp(prefix="desktop-gym-test-"))
+    folder.chmod(0o711)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_two_backends_have_different_displays(passable_dir: Path) -> None:
+    first, second = LocalBackend(workdir=passable_dir), LocalBackend(workdir=passable_dir)
     try:
         one, two = first.start(), second.start()
         assert first.display != second.display and one.address != two.address
