@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -22,19 +21,11 @@ from desktop_gym.guest.apps import uno_bridge
 from desktop_gym.guest.input import InputController
 from desktop_gym.polling import poll_until
 
-from ..support.soffice import needs_desktop_tools, start_soffice
+from ..support.soffice import needs_desktop_tools, start_soffice, start_x_session, stop_all
 
 pytestmark = needs_desktop_tools
 
 DOCUMENT_NAME = "budget.xlsx"
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(timeout=10)
 
 
 def _poll(condition, timeout: float, what: str):
@@ -69,37 +60,8 @@ def calc_desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
     procs: list[subprocess.Popen] = []
     with pytest.MonkeyPatch.context() as patch:
         try:
-            read_fd, write_fd = os.pipe()
-            procs.append(
-                subprocess.Popen(
-                    ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
-                    pass_fds=(write_fd,),
-                    start_new_session=True,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-            os.close(write_fd)
-            with os.fdopen(read_fd, "rb") as display_pipe:
-                display = ":" + display_pipe.readline().decode().strip()
-            dbus = subprocess.Popen(
-                ["dbus-daemon", "--session", "--nofork", "--print-address"],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-            procs.append(dbus)
-            address = dbus.stdout.readline().decode().strip()
-            env = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
-            env.update(DISPLAY=display, DBUS_SESSION_BUS_ADDRESS=address, XDG_RUNTIME_DIR=str(runtime))
-            procs.append(
-                subprocess.Popen(
-                    ["openbox", "--sm-disable"],
-                    env=env,
-                    start_new_session=True,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
+            base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
+            env = start_x_session(runtime, base, procs)
             for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
                 patch.setenv(key, env[key])
             patch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
@@ -119,10 +81,7 @@ def calc_desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             )
             yield env
         finally:
-            for proc in reversed(procs):
-                _kill_group(proc)
-            if len(procs) > 1 and procs[1].stdout:
-                procs[1].stdout.close()
+            stop_all(procs)
 
 
 def test_a11y_environment_sets_gtk3_and_keeps_the_bridge() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -15,7 +14,7 @@ import pytest
 
 from desktop_gym.guest.apps import lo_profile, uno_bridge
 
-from ..support.soffice import needs_desktop_tools, start_soffice
+from ..support.soffice import needs_desktop_tools, start_soffice, start_x_session, stop_all
 
 pytestmark = needs_desktop_tools
 
@@ -35,14 +34,6 @@ def _registry_value(profile: Path, path: str, name: str) -> str | None:
     return value
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def x_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """Xvfb + openbox + a private session bus, each in its own process group; yields their env."""
@@ -50,49 +41,10 @@ def x_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
     runtime.chmod(0o700)
     procs: list[subprocess.Popen] = []
     try:
-        read_fd, write_fd = os.pipe()
-        xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
-            pass_fds=(write_fd,),
-            start_new_session=True,
-            stderr=subprocess.DEVNULL,
-        )
-        procs.append(xvfb)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as display_pipe:
-            display = ":" + display_pipe.readline().decode().strip()  # blocks until Xvfb is ready
-        assert display != ":", "Xvfb printed no display number"
-        dbus = subprocess.Popen(
-            ["dbus-daemon", "--session", "--nofork", "--print-address"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        procs.append(dbus)
-        address = dbus.stdout.readline().decode().strip()
-        assert address, "dbus-daemon printed no address"
-        env = {k: v for k, v in os.environ.items() if k not in ("AT_SPI_BUS_ADDRESS", "NO_AT_BRIDGE")}
-        env.update(
-            DISPLAY=display,
-            DBUS_SESSION_BUS_ADDRESS=address,
-            XDG_RUNTIME_DIR=str(runtime),
-            SAL_USE_VCLPLUGIN="gtk3",
-        )
-        procs.append(
-            subprocess.Popen(
-                ["openbox", "--sm-disable"],
-                env=env,
-                start_new_session=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-        yield env
+        base = {k: v for k, v in os.environ.items() if k not in ("AT_SPI_BUS_ADDRESS", "NO_AT_BRIDGE")}
+        yield start_x_session(runtime, {**base, "SAL_USE_VCLPLUGIN": "gtk3"}, procs)
     finally:
-        for proc in reversed(procs):  # the dbus group also holds the activated at-spi daemons
-            _kill_group(proc)
-        if procs and procs[1].stdout:
-            procs[1].stdout.close()
+        stop_all(procs)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +77,7 @@ def calc(x_session: dict[str, str], cache_dir: Path, tmp_path_factory: pytest.Te
         yield connection, document, ready_s
         connection.close()
     finally:
-        _kill_group(proc)
+        stop_all([proc])
 
 
 def test_template_built_once_then_reused(cache_dir: Path) -> None:

@@ -1,8 +1,10 @@
-"""Start a bare soffice on a test's own profile and pipe (what the launcher does, without the guest)."""
+"""A test's own X session and bare soffice (what the backend and launcher do, without the guest)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import uuid
 from collections.abc import Mapping
@@ -45,3 +47,44 @@ needs_desktop_tools = pytest.mark.skipif(
     reason=f"needs {', '.join(DESKTOP_TOOLS)} (scripts/install.sh installs them)",
 )
 """Skips a module that starts its own X session and soffice when the desktop tools are missing."""
+
+
+def start_x_session(runtime: Path, base_env: Mapping[str, str], procs: list[subprocess.Popen]) -> dict[str, str]:
+    """Start Xvfb, a private session bus and openbox, each in its own process group.
+
+    Args:
+        runtime: The session's ``XDG_RUNTIME_DIR`` (mode 0700).
+        base_env: The environment to extend with the session's variables.
+        procs: Gets the processes, in start order (Xvfb, dbus-daemon, openbox), for :func:`stop_all`.
+
+    Returns:
+        ``base_env`` plus ``DISPLAY``, ``DBUS_SESSION_BUS_ADDRESS`` and ``XDG_RUNTIME_DIR``.
+    """
+    read_fd, write_fd = os.pipe()
+    xvfb_argv = ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x720x24", "-nolisten", "tcp"]
+    procs.append(subprocess.Popen(xvfb_argv, pass_fds=(write_fd,), start_new_session=True, stderr=subprocess.DEVNULL))
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as display_pipe:
+        display = ":" + display_pipe.readline().decode().strip()  # blocks until Xvfb is ready
+    assert display != ":", "Xvfb printed no display number"
+    dbus_argv = ["dbus-daemon", "--session", "--nofork", "--print-address"]
+    dbus = subprocess.Popen(dbus_argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    procs.append(dbus)
+    address = dbus.stdout.readline().decode().strip() if dbus.stdout else ""
+    assert address, "dbus-daemon printed no address"
+    env = {**base_env, "DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": address, "XDG_RUNTIME_DIR": str(runtime)}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    procs.append(subprocess.Popen(["openbox", "--sm-disable"], env=env, start_new_session=True, **quiet))
+    return env
+
+
+def stop_all(procs: list[subprocess.Popen]) -> None:
+    """SIGKILL each process group, newest first (the dbus group also holds activated at-spi daemons)."""
+    for proc in reversed(procs):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+        if proc.stdout:
+            proc.stdout.close()
