@@ -136,6 +136,14 @@ def _gui_setup_step(text: str) -> dict[str, Any] | None:
     raise Unsupported(f"the command drives the GUI ({text[:80]!r}); setup may only click to focus or open a terminal")
 
 
+def _is_terminal_window(params: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> bool:
+    """An ``activate_window`` for GNOME Terminal (title "Terminal") after our setup launched a terminal,
+    whose window has another title (xterm shows the shell's)."""
+    name = str(params.get("window_name", "")).strip().lower()
+    launched = any(step.get("type") == "launch" and step.get("app") == "terminal" for step in steps)
+    return name in ("terminal", "gnome-terminal") and launched
+
+
 def _config_steps(
     config: Sequence[Mapping[str, Any]], cache_dir: Path, prefix: str, report: ImportReport
 ) -> list[dict[str, Any]]:
@@ -173,6 +181,8 @@ def _config_steps(
                     f"{where}: fixed sleep of {params.get('seconds')}s dropped; setup steps wait on readiness"
                 )
                 continue
+            elif kind == "activate_window" and _is_terminal_window(params, steps):
+                report.notes.append(f"{where}: GNOME Terminal's window title dropped; launch waits for our terminal")
             elif kind == "activate_window":
                 if params.get("by_class"):
                     raise Unsupported("activate_window by window class; only titles are matched here")
