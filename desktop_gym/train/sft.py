@@ -94,6 +94,10 @@ def behavior_clone(config: TrainConfig, folder: str | Path, steps: int = 20) -> 
     recorded = [step for t in successes for step in with_prompts(t, prompt) if step.well_formed]
     if not recorded:
         raise ValueError(f"{folder}: no successful trajectory with a well-formed step to clone")
+    if config.model.threads:  # as the trainer: on a shared CPU one thread beat two by far
+        import torch
+
+        torch.set_num_threads(config.model.threads)
     tokenizer, model = load_policy_model(config.model.path, config.model.device)
     samples = [step_sample(tokenizer, step, 0.0, config.model.max_prompt_tokens) for step in recorded]
     loss = sft_updates(
