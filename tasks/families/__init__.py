@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (each registers its suite)
     workflow_layout,
     workflow_ledger,
     workflow_office,
+    workflow_status_table,
     workflow_writer,
     writer,
 )
