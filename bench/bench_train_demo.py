@@ -63,7 +63,9 @@ def main() -> int:
         for row in (before, after)
     ]
     print(f"{'demo.enter_number (95% CI)':<28}{cells[0]:>22}{cells[1]:>22}")
-    print(f"after / before success ratio  {after['success'] / max(before['success'], 1e-9):.2f}x")
+    gain = after["success"] - before["success"]
+    apart = after["ci_low"] > before["ci_high"]
+    print(f"after - before success        {gain:+.0%} (95% CIs {'apart' if apart else 'overlap'})")
     cores = os.cpu_count()
     print(f"SFT phases {summary['sft_phases']}; wall {seconds / 60:.1f} min; load average {load:.1f} on {cores} cores")
     if "cpu_seconds" in summary:
