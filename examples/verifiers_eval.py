@@ -46,6 +46,12 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=48, help="tokens per model reply")
     parser.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: local SmolLM2)")
     parser.add_argument("--model", default="SmolLM2-135M-Instruct")
+    parser.add_argument(
+        "--tools",
+        nargs="*",
+        default=["CalcTools__set_cell_value", "CalcTools__save", "DONE"],
+        help="actions the system prompt describes (none given: everything the env offers)",
+    )
     parser.add_argument("--output-dir", type=Path, default=Path("runs/verifiers"))
     parser.add_argument("--json", type=Path, default=None, help="also write the per-episode rows here")
     args = parser.parse_args()
@@ -63,7 +69,9 @@ def main() -> None:
             "max_steps": args.max_steps,
         }
     )
-    config = env_config([args.task], seeds=range(args.episodes), source=source, max_tokens=args.max_tokens)
+    config = env_config(
+        [args.task], seeds=range(args.episodes), source=source, max_tokens=args.max_tokens, tools=args.tools or None
+    )
     os.environ.setdefault("OPENAI_API_KEY", "local")
     with model_endpoint(args.base_url) as base_url:
         episodes = run_desktop_eval(config, base_url=base_url, model=args.model, output_dir=args.output_dir)

@@ -175,9 +175,28 @@ def tool_schemas(task_ids: Iterable[str], source: EnvSource) -> list[dict[str, A
     return source.exposure().tool_schemas(offered_apps(task_ids, source))
 
 
-def describe_actions(task_ids: Iterable[str], source: EnvSource) -> str:
-    """Prompt text (Python-call syntax) of what the env offers on ``task_ids``."""
-    return source.exposure().describe(offered_apps(task_ids, source))
+def describe_actions(task_ids: Iterable[str], source: EnvSource, tools: Sequence[str] | None = None) -> str:
+    """Prompt text (Python-call syntax) of what the env offers on ``task_ids``, or only of ``tools``.
+
+    ``tools`` names tool schemas (``"CalcTools__set_cell_value"``, ``"DONE"``): a short prompt for
+    small models. The env still accepts every action it offers.
+
+    Raises:
+        ValueError: a name in ``tools`` the env does not offer on ``task_ids`` (lists the offered ones).
+    """
+    task_ids = list(task_ids)
+    if tools is None:
+        return source.exposure().describe(offered_apps(task_ids, source))
+    schemas = {schema["function"]["name"]: schema["function"] for schema in tool_schemas(task_ids, source)}
+    unknown = [tool for tool in tools if tool not in schemas]
+    if unknown:
+        raise ValueError(f"tools {unknown} are not offered on these tasks; offered: {', '.join(schemas)}")
+    lines = ["Answer with exactly one call, in Python syntax:"]
+    for tool in tools:
+        function = schemas[tool]
+        parameters = ", ".join(f"{name}=..." for name in function["parameters"].get("properties", {}))
+        lines.append(f"{tool.replace('__', '.')}({parameters})\n    {function.get('description', '')}")
+    return "\n".join(lines)
 
 
 @dataclass

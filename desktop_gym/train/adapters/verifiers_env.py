@@ -86,6 +86,9 @@ class DesktopTasksetConfig(vf.TasksetConfig):
     else a desktop in this process."""
     max_turns: int = Field(8, ge=1, le=200)
     """Model replies per episode at most (the env's own ``max_steps`` also ends an episode)."""
+    tools: list[str] | None = Field(None, max_length=1000)
+    """Describe only these actions in the system prompt (``"CalcTools__set_cell_value"``, ``"DONE"``,
+    ...; a short prompt for small models); None describes everything the env offers."""
 
     def env_source(self) -> EnvSource:
         """The :class:`EnvSource` this config names."""
@@ -114,7 +117,7 @@ class DesktopTaskset(vf.Taskset[DesktopTask, DesktopTasksetConfig]):
                 DesktopData(
                     name=f"{row['task_id']}#{row['seed']}",
                     prompt=None,
-                    system_prompt=system_prompt(describe_actions([row["task_id"]], source)),
+                    system_prompt=system_prompt(describe_actions([row["task_id"]], source, self.config.tools)),
                     task_id=row["task_id"],
                     seed=row["seed"],
                 ),
@@ -226,6 +229,7 @@ def load_environment(
     source: EnvSource | None = None,
     max_turns: int = 8,
     max_tokens: int = 64,
+    tools: Sequence[str] | None = None,
 ) -> DesktopGymEnv:
     """The verifiers env over desktops (the name verifiers' environment packages use for their entry point).
 
@@ -235,8 +239,9 @@ def load_environment(
         source: where desktops come from (default ``$DESKTOP_GYM_SOURCE``, else in-process).
         max_turns: model replies per episode at most.
         max_tokens: tokens per reply at most.
+        tools: describe only these actions in the system prompt (see ``DesktopTasksetConfig.tools``).
     """
-    return DesktopGymEnv(env_config(task_ids, seeds, source, max_turns, max_tokens))
+    return DesktopGymEnv(env_config(task_ids, seeds, source, max_turns, max_tokens, tools))
 
 
 def env_config(
@@ -245,6 +250,7 @@ def env_config(
     source: EnvSource | None = None,
     max_turns: int = 8,
     max_tokens: int = 64,
+    tools: Sequence[str] | None = None,
 ) -> DesktopEnvConfig:
     """The ``DesktopEnvConfig`` of :func:`load_environment` (for verifiers' ``EvalConfig.env``)."""
     taskset = DesktopTasksetConfig(
@@ -253,6 +259,7 @@ def env_config(
         seeds=list(seeds),
         source=source.to_json() if source is not None else "",
         max_turns=max_turns,
+        tools=list(tools) if tools is not None else None,
     )
     harness = DesktopChatHarnessConfig(id=TASKSET_ID, max_tokens=max_tokens)
     return DesktopEnvConfig(taskset=taskset, player=vf.AgentConfig(harness=harness, runtime=vf.SubprocessConfig()))
@@ -293,14 +300,16 @@ def episode_rewards(episodes: Sequence[vf.Episode]) -> list[dict[str, Any]]:
     """Per episode: the task, its verifier reward, the number of model turns and any errors (for logs)."""
     rows = []
     for episode in episodes:
-        for trace in episode.traces:
-            rows.append(
-                {
-                    "task": trace.task.data.name,
-                    "reward": trace.reward,
-                    "turns": trace.num_turns,
-                    "desktop": trace.info.get("desktop"),
-                    "errors": [json.loads(error.model_dump_json()) for error in episode.errors],
-                }
-            )
+        trace = episode.traces[0] if episode.traces else None
+        rows.append(
+            {
+                "task": episode.task.data.name,
+                "reward": trace.reward if trace else None,
+                "turns": trace.num_turns if trace else 0,
+                "desktop": trace.info.get("desktop") if trace else None,
+                "errors": [
+                    json.loads(error.model_dump_json()) for error in [*episode.errors, *(trace.errors if trace else [])]
+                ],
+            }
+        )
     return rows

@@ -1,0 +1,116 @@
+"""Prime Intellect verifiers' own ``run_eval`` rolls out desktop episodes through our v1 env.
+
+verifiers is imported only in child processes started outside the repository root: there, the
+repository's top-level ``verifiers/`` folder (our task verifiers) cannot shadow the PyPI package,
+which it does in this process (``python -m pytest`` puts the root on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import TASK_ID, TOOLS
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+EXAMPLE = REPOSITORY / "examples" / "verifiers_eval.py"
+CHILD_TIMEOUT = 420
+"""Seconds a child run may take (two model-driven desktop episodes on 2 shared CPU cores)."""
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A fresh folder anyone may enter: the desktop's apps run as the session user and start in the
+    caller's working directory (pytest's ``tmp_path`` is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="desktop-gym-vf-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def run_outside_root(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run Python with ``args`` in ``cwd``, without ``PYTHONPATH`` (so the root is not on its path)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+PLAN = f"""
+import json
+import verifiers.v1 as vf
+from desktop_gym.train.adapters import verifiers_env as m
+from verifiers.v1.utils.loaders import load_environment, resolve_env_config
+
+config = m.env_config(["{TASK_ID}"], seeds=[3, 4], tools={TOOLS!r})
+env = load_environment(resolve_env_config(config.model_dump()))  # verifiers' own plugin lookup
+tasks = list(env.taskset)
+try:
+    list(load_environment(resolve_env_config(m.env_config(["{TASK_ID}"], tools=["NoSuchTool"]).model_dump())).taskset)
+    bad_tools = "accepted"
+except ValueError as error:
+    bad_tools = str(error)
+print(json.dumps({{
+    "env": type(env).__name__,
+    "harness": type(env._harnesses["player"]).__name__,
+    "names": [t.data.name for t in tasks],
+    "seeds": [t.data.seed for t in tasks],
+    "prompts": [t.data.prompt for t in tasks],
+    "system": tasks[0].data.system_prompt,
+    "bad_tools": bad_tools,
+    "verifiers_file": vf.__file__,
+}}))
+"""
+
+
+@pytest.mark.stage_adapters
+def test_verifiers_loads_our_env_by_id_without_starting_desktops(open_dir: Path) -> None:
+    result = run_outside_root(["-c", PLAN], open_dir, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    plan = json.loads(result.stdout.strip().splitlines()[-1])
+    assert "site-packages" in plan["verifiers_file"], plan["verifiers_file"]  # the PyPI package, not ours
+    assert plan["env"] == "DesktopGymEnv" and plan["harness"] == "DesktopChatHarness"
+    assert plan["names"] == [f"{TASK_ID}#3", f"{TASK_ID}#4"] and plan["seeds"] == [3, 4]
+    assert plan["prompts"] == [None, None]  # the desktop's first observation opens each exchange
+    assert "CalcTools.set_cell_value(cell=..., value=...)" in plan["system"]
+    assert "CalcTools.insert_chart" not in plan["system"]  # only the kept tools are described
+    assert "NoSuchTool" in plan["bad_tools"] and "CalcTools__save" in plan["bad_tools"]
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.timeout(CHILD_TIMEOUT + 60)
+def test_run_eval_rolls_out_desktop_episodes_against_the_local_endpoint(open_dir: Path) -> None:
+    rows_path = open_dir / "rows.json"
+    args = [str(EXAMPLE), "--episodes", "2", "--max-steps", "2", "--max-tokens", "24"]
+    args += ["--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
+    result = run_outside_root(args, open_dir, timeout=CHILD_TIMEOUT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = json.loads(rows_path.read_text())
+    assert len(rows) == 2, result.stdout[-2000:] + result.stderr[-3000:]
+    assert sorted(row["task"] for row in rows) == [f"{TASK_ID}#0", f"{TASK_ID}#1"]
+    for row in rows:
+        assert row["errors"] == [], row["errors"]
+        desktop = row["desktop"]
+        # Each rollout played its own desktop until the env's 2-step budget (or DONE) ended it.
+        assert 1 <= desktop["steps"] <= 2 and 1 <= row["turns"] <= 2, row
+        assert row["reward"] == (1.0 if desktop["success"] else 0.0)  # the trace's reward is the verifier's
+        assert "Episode over after" in desktop["summary"]
+    # verifiers wrote its own traces: the model's turns and our reward, by name.
+    traces = [json.loads(line) for path in (open_dir / "runs").rglob("traces.jsonl") for line in path.open()]
+    assert len(traces) == 2
+    for episode in traces:
+        (trace,) = episode["traces"]
+        assert set(trace["rewards"]) == {"desktop_verifier"}
+        roles = [node["message"]["role"] for node in trace["nodes"]]
+        assert roles[:3] == ["system", "user", "assistant"]
+        assert "Enter the number" in trace["nodes"][1]["message"]["content"]
