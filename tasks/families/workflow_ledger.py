@@ -168,7 +168,67 @@ class StockAlert(CalcFamily):
         return {**params, "threshold": above[0] + 1 if above else params["threshold"] + 1}
 
 
-WORKFLOW_LEDGER_FAMILIES = (GradeBook, StockAlert)
+SUPPLIERS = ("Acme", "Borealis", "Castell", "Dunmore", "Everly")
+PRICE_FORMAT = "#,##0.00"
+
+
+class PriceList(CalcFamily):
+    """Rename a supplier everywhere, sort by price from highest, and give the prices a two-decimal format."""
+
+    id = "workflow.price_list"
+    oracles = ("api",)
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Update the price list: the supplier {old} is now "
+        "called {new}, so replace that name in every cell where it is the whole content; sort the item rows by "
+        "Price from highest to lowest (keep each row together and the header in row 1); and give the prices "
+        "(C2:C{last_row}) the number format {price_format}. Save the file in its current xlsx format."
+    )
+    tags = ("workflow", "calc", "sort", "number-format", "domain:calc")
+    file_name = "price_list.xlsx"
+    max_steps = 40
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        count = int(rng.integers(4, 8))
+        old, new, other = (str(name) for name in rng.choice(SUPPLIERS, size=3, replace=False))
+        suppliers = [str(rng.choice((old, other))) for _ in range(count)]
+        suppliers[int(rng.integers(count))] = old  # at least one row to rename
+        prices = [int(p) / 4 for p in rng.choice(np.arange(8, 800), size=count, replace=False)]
+        rows = [
+            [item, supplier, price]
+            for item, supplier, price in zip(draw(rng, ITEMS, count), suppliers, prices, strict=True)
+        ]
+        return {"rows": rows, "old": old, "new": new, "last_row": count + 1, "price_format": PRICE_FORMAT}
+
+    def sheets(self, params: Mapping[str, Any]) -> dict[str, Rows]:
+        return {"Prices": [("Item", "Supplier", "Price"), *params["rows"]]}
+
+    def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
+        renamed = [[item, params["new"] if s == params["old"] else s, price] for item, s, price in params["rows"]]
+        ordered = [["Item", "Supplier", "Price"], *sorted(renamed, key=lambda row: row[2], reverse=True)]
+        formats = {f"C{r}": params["price_format"] for r in range(2, params["last_row"] + 1)}
+        return all_of(
+            {
+                "renamed and sorted": verify_sheet_table(
+                    data, [["Item", "Supplier", "Price"], *ordered], sheet="Prices"
+                ),
+                "price format": verify_xlsx_number_formats(data, formats, sheet="Prices"),
+            }
+        )
+
+    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
+        last = params["last_row"]
+        return [
+            api("find_replace", find=params["old"], replace=params["new"], match_case=True, whole_cell=True),
+            api("sort_range", cell_range=f"A1:C{last}", column="C", ascending=False),
+            api("set_number_format", cell_range=f"C2:C{last}", format_string=params["price_format"]),
+            SAVE,
+        ]
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "new": f"{params['new']} Ltd"}
+
+
+WORKFLOW_LEDGER_FAMILIES = (GradeBook, StockAlert, PriceList)
 
 for _family in WORKFLOW_LEDGER_FAMILIES:
     register_task(_family)
