@@ -208,9 +208,7 @@ class PriceList(CalcFamily):
         formats = {f"C{r}": params["price_format"] for r in range(2, params["last_row"] + 1)}
         return all_of(
             {
-                "renamed and sorted": verify_sheet_table(
-                    data, [["Item", "Supplier", "Price"], *ordered], sheet="Prices"
-                ),
+                "renamed and sorted": verify_sheet_table(data, ordered, sheet="Prices"),
                 "price format": verify_xlsx_number_formats(data, formats, sheet="Prices"),
             }
         )
