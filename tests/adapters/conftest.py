@@ -22,6 +22,27 @@ SOURCE = EnvSource(
 (prompts stay ~500 tokens: on 2 shared CPU cores the prefill is what costs)."""
 
 
+def cpu_grpo_args(output_dir: Any, **overrides: Any) -> Any:
+    """TRL ``GRPOConfig`` for the 2-step CPU runs: batch 2, 2 generations, no saving or reporting."""
+    from trl import GRPOConfig
+
+    options = {
+        "output_dir": str(output_dir),
+        "per_device_train_batch_size": 2,
+        "num_generations": 2,
+        "max_steps": 2,
+        "learning_rate": 1e-5,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_cpu": True,
+        "bf16": False,
+        "temperature": 1.0,
+        "seed": 0,
+    }
+    return GRPOConfig(**{**options, **overrides})
+
+
 @pytest.fixture(scope="session")
 def smol() -> tuple[Any, Any]:
     """A fresh ``(tokenizer, model)`` of SmolLM2-135M-Instruct (the offline default model)."""

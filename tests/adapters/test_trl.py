@@ -9,7 +9,7 @@ import pytest
 
 from desktop_gym.train.adapters.trl import DesktopGymSpec, environment_class, with_tool_chat_template
 
-from .conftest import SOURCE, TASK_ID, TOOLS
+from .conftest import SOURCE, TASK_ID, TOOLS, cpu_grpo_args
 
 
 def test_environment_class_pickles_without_a_desktop_and_exposes_only_the_chosen_tools() -> None:
@@ -25,27 +25,12 @@ def test_environment_class_pickles_without_a_desktop_and_exposes_only_the_chosen
 
 @pytest.mark.stage_adapters
 def test_grpo_trainer_runs_two_steps_on_real_desktops_with_verifier_rewards(smol, tmp_path) -> None:
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     tokenizer, model = smol
     tokenizer = with_tool_chat_template(tokenizer)
     spec = DesktopGymSpec([TASK_ID], seeds=range(2), source=SOURCE, tools=TOOLS)
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=2,
-        num_generations=2,
-        max_completion_length=40,
-        max_tool_calling_iterations=1,
-        max_steps=2,
-        learning_rate=1e-5,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        use_cpu=True,
-        bf16=False,
-        temperature=1.0,
-        seed=0,
-    )
+    args = cpu_grpo_args(tmp_path, max_completion_length=40, max_tool_calling_iterations=1)
     trainer = GRPOTrainer(
         model=model,
         args=args,

@@ -1,0 +1,61 @@
+"""TRL's own ``GRPOTrainer`` trains through our ``rollout_func``: whole desktop episodes per completion."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from desktop_gym.train.adapters.trl_rollout import (
+    ROW_MARKER,
+    DesktopRolloutFunc,
+    desktop_reward,
+    parse_rollout_prompt,
+    rollout_dataset,
+)
+
+from .conftest import SOURCE, TASK_ID, TOOLS, cpu_grpo_args
+
+
+def test_rows_carry_task_and_seed_and_bad_prompts_are_named() -> None:
+    rows = rollout_dataset([TASK_ID], seeds=[5, 6])
+    assert [parse_rollout_prompt(row["prompt"]) for row in rows] == [(TASK_ID, 5), (TASK_ID, 6)]
+    with pytest.raises(ValueError, match="rollout_dataset"):
+        parse_rollout_prompt([{"role": "user", "content": "no row here"}])
+    with pytest.raises(ValueError, match="seed"):
+        parse_rollout_prompt(ROW_MARKER + json.dumps({"task_id": TASK_ID, "seed": "x"}))
+    with pytest.raises(ValueError, match="task_id"):
+        parse_rollout_prompt(ROW_MARKER + json.dumps({"seed": 1}))
+    with pytest.raises(ValueError, match="completions"):
+        desktop_reward([["a"]], desktop_reward=[1.0, 0.0])
+    with pytest.raises(ValueError, match="max_turns"):
+        DesktopRolloutFunc(SOURCE, max_turns=0)
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.timeout(600)
+def test_grpo_trainer_runs_two_steps_through_rollout_func_on_real_desktops(smol, tmp_path) -> None:
+    from trl import GRPOTrainer
+
+    tokenizer, model = smol
+    rollout = DesktopRolloutFunc(SOURCE, max_turns=2, max_new_tokens=12, tools=TOOLS)
+    args = cpu_grpo_args(tmp_path, max_completion_length=512, gradient_checkpointing=False)
+    trainer = GRPOTrainer(
+        model=model,
+        args=args,
+        processing_class=tokenizer,
+        train_dataset=rollout_dataset([TASK_ID], seeds=range(2)),
+        rollout_func=rollout,
+        reward_funcs=desktop_reward,
+    )
+    try:
+        trainer.train()
+    finally:
+        rollout.close()
+    assert trainer.state.global_step == 2
+    assert len(rollout.rewards) == 4  # 2 steps x 2 completions, each a whole desktop episode
+    assert all(verdict is not None for verdict in rollout.verdicts)  # the verifier judged every desktop
+    logged = [entry for entry in trainer.state.log_history if "rewards/desktop_reward/mean" in entry]
+    assert len(logged) == 2, trainer.state.log_history
+    logged_mean = sum(entry["rewards/desktop_reward/mean"] for entry in logged) / 2
+    assert logged_mean == pytest.approx(sum(rollout.rewards) / 4, abs=1e-6)
