@@ -1,7 +1,7 @@
 """Desktops never outlive their owner: a reaper per local session, and a sweep of what dead owners left.
 
-``LocalBackend`` starts this file as a script (stdlib only, so it starts fast and imports nothing
-of the package) with the read end of a pipe whose write end only the owner holds. When the owner
+``LocalBackend`` starts this file as a script (stdlib only, so it starts fast; of the package it imports only the
+stdlib-only ``guest/proc_table.py``) with the read end of a pipe whose write end only the owner holds. When the owner
 closes the session it writes one byte and the reaper exits; when the owner dies (even by
 SIGKILL) the kernel closes the pipe, the reaper reads end-of-file, and it kills every process
 carrying the session marker, removes the session's workdir and its X socket. The next session
@@ -19,8 +19,15 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
+
+if __package__:
+    from ..guest.proc_table import descendant_pids, kill_until_gone, process_stats
+else:  # started as a script by LocalBackend: the stdlib-only table, without the package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guest"))
+    from proc_table import descendant_pids, kill_until_gone, process_stats  # type: ignore[no-redef]
+
+__all__ = ["descendant_pids", "kill_until_gone", "process_stats"]  # re-exported for the backends
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
 OWNER_FILE = "owner.json"
@@ -64,48 +71,6 @@ def user_pids(uid: int) -> list[int]:
         if str(uid) in status.get("Uid", "").split() and status.get("State", "Z").split()[0] not in "ZX":
             pids.append(int(entry.name))
     return pids
-
-
-def process_stats() -> Iterator[tuple[int, list[str]]]:
-    """``(pid, fields)`` of every process, ``fields`` being /proc/<pid>/stat after the command name
-    (``[state, ppid, pgrp, session, ...]``)."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(entry.path, "stat").read_text()
-        except OSError:
-            continue
-        yield int(entry.name), stat[stat.rindex(")") + 2 :].split()
-
-
-def descendant_pids(root_pid: int) -> list[int]:
-    """Pids of every live descendant of ``root_pid`` (children, their children, ...), zombies excluded."""
-    children: dict[int, list[int]] = {}
-    for pid, fields in process_stats():
-        if fields[0] not in "ZX":
-            children.setdefault(int(fields[1]), []).append(pid)
-    found, frontier = [], [root_pid]
-    while frontier:
-        kids = children.get(frontier.pop(), [])
-        found += kids
-        frontier += kids
-    return found
-
-
-def kill_until_gone(find_pids, timeout: float = 5.0) -> list[int]:  # noqa: ANN001 - () -> list[int]
-    """SIGKILL what ``find_pids()`` returns until it returns nothing or ``timeout``; returns the survivors."""
-    deadline = time.monotonic() + timeout
-    while pids := find_pids():
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if time.monotonic() > deadline:
-            return pids
-        time.sleep(0.01)
-    return []
 
 
 def kill_user(uid: int, timeout: float = 5.0) -> list[int]:

@@ -17,8 +17,8 @@ import ctypes
 import os
 import pwd
 
-from ..backends.reaper import descendant_pids, kill_until_gone, process_stats
 from . import processes
+from .proc_table import descendant_pids, kill_until_gone, process_stats
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36

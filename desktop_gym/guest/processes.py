@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from ..backends.reaper import process_stats
+from .proc_table import process_stats
 from .types import ExecResult
 
 POLL_INTERVAL = 0.01

@@ -1,0 +1,53 @@
+"""The process table read from /proc: every process's stat fields, a process's descendants, and a
+kill loop. Stdlib only: the guest (which imports no host code) and the host's session reaper (run
+as a script) both use it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+
+def process_stats() -> Iterator[tuple[int, list[str]]]:
+    """``(pid, fields)`` of every process, ``fields`` being /proc/<pid>/stat after the command name
+    (``[state, ppid, pgrp, session, ...]``)."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        yield int(entry.name), stat[stat.rindex(")") + 2 :].split()
+
+
+def descendant_pids(root_pid: int) -> list[int]:
+    """Pids of every live descendant of ``root_pid`` (children, their children, ...), zombies excluded."""
+    children: dict[int, list[int]] = {}
+    for pid, fields in process_stats():
+        if fields[0] not in "ZX":
+            children.setdefault(int(fields[1]), []).append(pid)
+    found, frontier = [], [root_pid]
+    while frontier:
+        kids = children.get(frontier.pop(), [])
+        found += kids
+        frontier += kids
+    return found
+
+
+def kill_until_gone(find_pids: Callable[[], list[int]], timeout: float = 5.0) -> list[int]:
+    """SIGKILL what ``find_pids()`` returns until it returns nothing or ``timeout``; returns the survivors."""
+    deadline = time.monotonic() + timeout
+    while pids := find_pids():
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if time.monotonic() > deadline:
+            return pids
+        time.sleep(0.01)
+    return []
