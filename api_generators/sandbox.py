@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -147,7 +146,7 @@ class Sandbox:
         Raises:
             SandboxError: the desktop died (not a verdict on the candidate).
         """
-        if self.client is None:
+        if self.client is None or self.backend is None:
             raise SandboxError("the sandbox is not started (use it as a context manager)")
         self.runs += 1
         folder = f"~/apigen/run-{self.runs:03d}"
@@ -159,7 +158,7 @@ class Sandbox:
             runner = self.client.put_file(f"{folder}/runner.py", RUNNER_SOURCE.read_bytes())
             result_path = f"{folder}/result.jsonl"
             command = [
-                sys.executable, runner, "--candidate", candidate, "--tests", tests,
+                self.backend.guest_python, runner, "--candidate", candidate, "--tests", tests,
                 "--result", str(Path(self.home) / result_path.removeprefix("~/")),
                 "--tool-class", self.target.tool_class, "--home", self.home,
                 "--test-timeout", str(self.test_timeout_s),

@@ -109,6 +109,7 @@ class LocalBackend(Backend):
         self.height = height
         self.startup_timeout = startup_timeout
         self.python = python
+        self.guest_python = python  # the interpreter the guest runs (set at start; see session_python)
         self._requested_workdir = Path(workdir) if workdir is not None else None
         self._procs: dict[str, subprocess.Popen] = {}
         self._dbus_stdout: int | None = None
@@ -181,6 +182,7 @@ class LocalBackend(Backend):
         socket_path = self.workdir / "guest.sock"
         guest_env = dict(env)
         guest_python, packages = session_users.session_python(self.python) if self.user else (self.python, [])
+        self.guest_python = guest_python  # what the session user can run (its children inherit the path)
         guest_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), *packages, env.get("PYTHONPATH")]))
         self._spawn(
             "guest",

@@ -131,6 +131,8 @@ class EditorDocument:
         name = self.title().lstrip("*")
         if name.endswith(TITLE_SUFFIX):
             name = name[: -len(TITLE_SUFFIX)]
+        if name.startswith("~/"):  # the editor abbreviates paths inside its user's home
+            return Path(name).expanduser()
         return Path(name) if name.startswith("/") else None
 
     def save(self, timeout: float = SAVE_TIMEOUT_S) -> Path:
