@@ -38,7 +38,8 @@ BASE_RECIPE_VERSION = "1"  # bump when the base build steps change
 # so no compiler or -dev packages are needed in the image).
 IMAGE_APT_PACKAGES: tuple[str, ...] = (
     "xvfb", "openbox", "dbus", "dbus-x11", "at-spi2-core", "x11-utils",
-    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-math", "libreoffice-gtk3", "python3-uno",
+    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-math", "libreoffice-gtk3",
+    "python3-uno",
     "xterm", "mousepad", "fonts-dejavu-core", "xclip",
     "python3-pyatspi", "gir1.2-atspi-2.0", "libgirepository-1.0-1", "libcairo2",
     "python3", "python3-venv", "procps", "ca-certificates",
