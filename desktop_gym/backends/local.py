@@ -8,6 +8,7 @@ so ``close`` can find and kill all of it, not only the processes it started itse
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import select
@@ -29,6 +30,7 @@ from .xauth import connect_display, new_cookie, write_xauthority
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
 POLL_INTERVAL = 0.01
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+logger = logging.getLogger(__name__)
 # Variables of the caller's own desktop that must not leak into ours.
 HOST_SESSION_VARIABLES = (
     "DISPLAY",
@@ -102,7 +104,15 @@ class LocalBackend(Backend):
     ) -> None:
         if session_user and not session_users.can_isolate():
             raise BackendError("session_user=True needs root and useradd (run as root, or pass session_user=None)")
-        self._isolate = session_users.can_isolate() if session_user is None else session_user
+        closed = session_users.unreachable_guest_code(PACKAGE_ROOT) if session_user is not False else None
+        if session_user and closed is not None:
+            raise BackendError(
+                f"session_user=True, but a session user cannot read {closed} (a folder above it is private): "
+                "move the checkout or venv somewhere others can read, or pass session_user=None"
+            )
+        if session_user is None and closed is not None and session_users.can_isolate():
+            logger.warning("desktops run as this user: a session user could not read %s", closed)
+        self._isolate = session_users.can_isolate() and closed is None if session_user is None else session_user
         self.user: session_users.SessionUser | None = None  # the claimed session user, while running
         self.warm_spare = warm_spare
         self.width = width

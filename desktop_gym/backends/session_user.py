@@ -162,6 +162,15 @@ def _reachable_by_others(path: Path) -> bool:
         return False
 
 
+def unreachable_guest_code(package_root: Path) -> Path | None:
+    """The first folder of the guest's code (this package, the venv's packages) that a session user
+    cannot read, or None when it can read them all."""
+    for folder in (package_root / "desktop_gym", Path(sysconfig.get_paths()["purelib"])):
+        if folder.exists() and not _reachable_by_others(folder):
+            return folder
+    return None
+
+
 def session_python(python: str) -> tuple[str, list[str]]:
     """An interpreter the session user can run for the guest, and the ``PYTHONPATH`` entries it needs.
 
