@@ -182,7 +182,7 @@ class LocalBackend(Backend):
         self._start_reaper()
         env["DISPLAY"] = self.display
         env["DBUS_SESSION_BUS_ADDRESS"] = self._start_dbus(env, logs, deadline())
-        self._spawn("openbox", ["openbox", "--sm-disable"], env, logs, **self._as_session_user())
+        self._spawn("openbox", self._as_session_user(["openbox", "--sm-disable"]), env, logs)
         self._wait_for_window_manager(deadline())
 
         token = secrets.token_hex(16)
@@ -243,11 +243,16 @@ class LocalBackend(Backend):
         self._procs[name] = proc
         return proc
 
-    def _as_session_user(self) -> dict:
-        """``Popen`` arguments that start a process as the session user (none without one)."""
+    def _as_session_user(self, argv: list[str]) -> list[str]:
+        """``argv`` run as the session user (unchanged without one), through ``setpriv``.
+
+        Not ``Popen(user=...)``: that makes CPython fork the whole process instead of vfork, and
+        started from one of the env server's gRPC threads the forked child died of SIGSEGV before
+        it could exec (openbox and dbus-daemon "exited with code -11").
+        """
         if self.user is None:
-            return {}
-        return {"user": self.user.uid, "group": self.user.gid, "extra_groups": []}
+            return argv
+        return ["setpriv", f"--reuid={self.user.uid}", f"--regid={self.user.gid}", "--clear-groups", "--", *argv]
 
     def _session_xauthority(self, runtime: Path) -> Path:
         """The X cookie file the session's processes use: Xvfb's own, or a copy the session user owns."""
@@ -312,17 +317,18 @@ class LocalBackend(Backend):
         proc = self._spawn(
             "dbus",
             # The bus socket lives in the session's run/ folder (not /tmp/dbus-*), removed with it.
-            [
-                "dbus-daemon",
-                "--session",
-                "--nofork",
-                "--print-address",
-                f"--address=unix:path={env['XDG_RUNTIME_DIR']}/bus",
-            ],
+            self._as_session_user(
+                [
+                    "dbus-daemon",
+                    "--session",
+                    "--nofork",
+                    "--print-address",
+                    f"--address=unix:path={env['XDG_RUNTIME_DIR']}/bus",
+                ]
+            ),
             env,
             logs,
             stdout=subprocess.PIPE,
-            **self._as_session_user(),
         )
         assert proc.stdout is not None
         self._dbus_stdout = proc.stdout.fileno()

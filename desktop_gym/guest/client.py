@@ -129,6 +129,7 @@ class GuestClient:
         if self._shared_frame is None:
             width, height = self.screen_size()
             self._shared_frame = SharedFrame.create(width, height)
+            self._shared_frame.hand_to_guest(self.ping()["pid"])
         frame = self._shared_frame
         with frame.lock:
             try:
