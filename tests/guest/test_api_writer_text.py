@@ -13,7 +13,6 @@ from collections.abc import Iterator
 import docx
 import pytest
 
-from desktop_gym.guest.apps import registry
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
 
@@ -23,7 +22,6 @@ from .writer_api_support import (
     call,
     document_children,
     launched_writer,
-    office_connection,
     saved_docx,
 )
 
@@ -147,12 +145,8 @@ def test_unknown_method_names_the_closest(writer: GuestClient) -> None:
 
 def test_summary_outlines_the_document(writer: GuestClient) -> None:
     call(writer, "insert_table", rows=2, columns=3, paragraph=1)
-    office = office_connection(writer)
-    try:
-        text = registry.summarize(office)
-        short = registry.summarize(office, max_chars=60)
-    finally:
-        office.uno.close()
+    text = writer.app_summary("writer")
+    short = writer.app_summary("writer", max_chars=60)
     lines = text.splitlines()
     words = sum(len(t.split()) for t in body_texts(writer))
     assert lines[0] == f"Paragraphs: {len(TEXTS)}, words: {words}, tables: 1"

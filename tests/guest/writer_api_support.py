@@ -11,13 +11,11 @@ import json
 import re
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import docx
 from docx.oxml.ns import qn
 
-from desktop_gym.guest.apps.uno_bridge import UnoConnection, connect
 from desktop_gym.guest.client import GuestClient
 
 TITLE = "Quarterly Report"
@@ -98,24 +96,3 @@ def document_children(a11y_tree: str) -> list[str]:
     match = re.search(r'document text "[^"]*".*?\{\d+ children: ([^}]*)\}', a11y_tree)
     assert match is not None, "no Writer document in the accessibility tree"
     return [child.split(" ")[0] for child in match.group(1).split("; ")]
-
-
-@dataclass
-class OfficeOnPipe:
-    """A second UNO bridge to the guest's office, shaped like the ``LaunchedApp`` the registry takes."""
-
-    app: str
-    uno: UnoConnection
-
-
-def office_connection(guest: GuestClient, app: str = "writer") -> OfficeOnPipe:
-    """Connect to the launched office's UNO pipe (found in its command line) from the test process.
-
-    Only for what has no RPC of its own (the ``summary`` text); the local backend's guest runs on
-    this machine, so its pipe is reachable here.
-    """
-    launched = next(info for info in guest.apps() if info.app == app and info.alive)
-    command_line = guest.exec(["cat", f"/proc/{launched.pid}/cmdline"]).stdout
-    match = re.search(r"pipe,name=(\w+)", command_line)
-    assert match is not None, f"no UNO pipe in the command line of {app}: {command_line!r}"
-    return OfficeOnPipe(app, connect(match.group(1)))
