@@ -47,7 +47,7 @@ done
 if wanted proofs; then
   started=$(date +%s)
   .venv/bin/desktop-gym tasks check
-  record proofs 1800 "$started" "$?"
+  record proofs 2100 "$started" "$?"
 fi
 echo
 echo "== stages (seconds used of budget)"
