@@ -127,6 +127,8 @@ def _run_episode(
                 break
         verdict = step_info.get("verifier", {})
         reason = verdict.get("reason") or step_info.get("crash") or ("truncated" if truncated else "")
+        if getattr(policy, "gave_up", None):  # a GUI script that played fail() says what it waited for
+            reason = f"{reason} (the script {policy.gave_up})" if reason else f"the script {policy.gave_up}"
         success: bool | None = bool(step_info.get("success"))
     except Exception as error:  # noqa: BLE001 - a broken task must be reported, not crash the whole check
         reason, success = f"{type(error).__name__}: {error}", None

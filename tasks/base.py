@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import GuestFileNotFoundError, TaskSetupError  # noqa: F401 - TaskSetupError re-exported
 from ..verifiers.result import VerifierResult
+from .gui_script import GuiScript as ScriptedPolicy  # a fixed list of action texts is a script without gates
 
 if TYPE_CHECKING:
     from ..guest.client import GuestClient
@@ -159,20 +160,6 @@ class Task:
         if self.infeasible:
             return ScriptedPolicy(["exit(success=True)"])
         return self.oracle(self.perturb(params, rng))
-
-
-class ScriptedPolicy:
-    """Plays a fixed list of action texts, then ``done()`` forever."""
-
-    def __init__(self, actions: Sequence[str]) -> None:
-        self._actions = list(actions)
-        self._index = 0
-
-    def __call__(self, observation: Mapping[str, Any]) -> str:
-        if self._index < len(self._actions):
-            self._index += 1
-            return self._actions[self._index - 1]
-        return "done()"
 
 
 def null_policy(observation: Mapping[str, Any]) -> str:

@@ -2,14 +2,15 @@
 
 Every family writes one xlsx file into ``~/Documents``, opens it in Calc, and verifies the file the
 agent saved. Oracles are lists of action texts: ``CalcTools`` calls for API oracles, keys, typing and
-the Name Box (Ctrl+Shift+T) for GUI oracles; a pointer position, where one is needed, comes from the
-observation's accessibility tree (:class:`A11yStep`).
+the Name Box (Ctrl+Shift+T) for GUI oracles, played by :class:`~desktop_gym.tasks.gui_script.GuiScript`
+with focus gates; a pointer position, where one is needed, comes from the observation's accessibility
+tree (:func:`~desktop_gym.tasks.gui_script.click_node`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -18,6 +19,7 @@ from ...guest.a11y_text import find_node, focused_with_ancestors
 from ...verifiers.result import VerifierResult
 from ..artifacts import workbook_bytes
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
+from ..gui_script import Computed, GuiScript, WaitFor, tree_of
 
 ITEMS = (
     "Apples",
@@ -63,6 +65,7 @@ GUI_SAVE = 'hotkey(keys=["ctrl", "s"])'
 DONE = "exit(success=True)"
 
 Rows = Sequence[Sequence[object]]
+Step = str | Computed | WaitFor
 
 
 def api(method: str, **kwargs: Any) -> str:
@@ -111,81 +114,19 @@ def find_box(tree: str, role: str, name: str) -> tuple[int, int, int, int] | Non
     return node.box if node is not None else None
 
 
-class A11yStep:
-    """One policy step whose action is computed from the observation (e.g. a click on a node's box)."""
-
-    def __init__(self, make: Callable[[Mapping[str, Any]], str]) -> None:
-        self.make = make
-
-
-class WaitFor:
-    """A gate between steps: the policy waits until ``ready(observation)`` holds, then plays the next step.
-
-    Keys typed before LibreOffice has given the focus to the grid, the Name Box or a dialog go astray
-    (most often right after a load on a busy machine); the gate reads the focus from the
-    accessibility tree instead of sleeping a fixed time.
-
-    Args:
-        ready: the condition, on the observation.
-        what: what is awaited, for reading.
-        tries: unready observations tolerated before the policy gives up with ``fail()``.
-        seconds: how long each ``wait`` action lasts.
-    """
-
-    def __init__(self, ready: Callable[[Mapping[str, Any]], bool], what: str, tries: int = 15, seconds: float = 0.3):
-        self.ready, self.what, self.tries, self.seconds = ready, what, tries, seconds
-
-
-Step = str | A11yStep | WaitFor
-
-
-class TreePolicy:
-    """Plays action texts in order; an :class:`A11yStep` is resolved against the current observation and a
-    :class:`WaitFor` gate holds the next step back until its condition holds.
-
-    A step whose node cannot be found, or a gate that never opens, yields ``fail()``, so a broken
-    oracle fails loudly.
-    """
-
-    def __init__(self, steps: Sequence[Step]) -> None:
-        self._steps = list(steps)
-        self._index = 0
-        self._waited = 0
-
-    def __call__(self, observation: Mapping[str, Any]) -> str:
-        while self._index < len(self._steps):
-            step = self._steps[self._index]
-            if isinstance(step, WaitFor):
-                if "a11y_tree" not in observation or step.ready(observation):
-                    self._index, self._waited = self._index + 1, 0
-                    continue
-                self._waited += 1
-                if self._waited > step.tries:
-                    self._index = len(self._steps)
-                    return "fail()"
-                return f"wait(seconds={step.seconds})"
-            self._index += 1
-            return step.make(observation) if isinstance(step, A11yStep) else step
-        return "done()"
-
-
 def focused_nodes(tree: str) -> list[tuple[str, str, str, tuple[str, ...]]]:
     """The focused nodes of a linearized a11y tree: (role, name, text, ancestors as 'role "name"')."""
     return [(node.role, node.name, node.text, ancestors) for node, ancestors in focused_with_ancestors(tree)]
 
 
-def _tree(observation: Mapping[str, Any]) -> str:
-    return str(observation.get("a11y_tree", ""))
-
-
 GRID_READY = WaitFor(
-    lambda obs: any(role == "table" and name.startswith("Sheet ") for role, name, _, _ in focused_nodes(_tree(obs))),
+    lambda obs: any(role == "table" and name.startswith("Sheet ") for role, name, _, _ in focused_nodes(tree_of(obs))),
     "the sheet grid to have the keyboard focus",
 )
 NAME_BOX_READY = WaitFor(
     lambda obs: any(
         role == "text" and 'tool bar "Formula Tool Bar"' in ancestors
-        for role, _, _, ancestors in focused_nodes(_tree(obs))
+        for role, _, _, ancestors in focused_nodes(tree_of(obs))
     ),
     "the Name Box to have the keyboard focus",
 )
@@ -194,7 +135,7 @@ NAME_BOX_READY = WaitFor(
 def field_ready(text: str) -> WaitFor:
     """A gate: a text field holding ``text`` (e.g. a dialog's name field) has the focus."""
     return WaitFor(
-        lambda obs: any(role == "text" and found == text for role, _, found, _ in focused_nodes(_tree(obs))),
+        lambda obs: any(role == "text" and found == text for role, _, found, _ in focused_nodes(tree_of(obs))),
         f"a text field holding {text!r} to have the keyboard focus",
     )
 
@@ -214,19 +155,6 @@ def gate_on_grid(steps: Sequence[Step]) -> list[Step]:
         if isinstance(step, str) and (step.startswith("type(") or step == GUI_SAVE):
             gated.append(GRID_READY)
     return gated
-
-
-def double_click_node(role: str, name: str) -> A11yStep:
-    """A step double-clicking the centre of the node ``role`` ``name`` found in the a11y tree."""
-
-    def make(observation: Mapping[str, Any]) -> str:
-        box = find_box(str(observation.get("a11y_tree", "")), role, name)
-        if box is None:
-            return "fail()"
-        x, y, width, height = box
-        return f"click(coordinates=[{x + width // 2}, {y + height // 2}], num_clicks=2)"
-
-    return A11yStep(make)
 
 
 SHEET_OPEN = "The spreadsheet {path} is open in LibreOffice Calc."
@@ -295,4 +223,4 @@ class CalcFamily(Task):
 
     def gui_oracle(self, params: Mapping[str, Any]) -> Policy | None:
         steps = self.gui_steps(params)
-        return None if steps is None else TreePolicy([*gate_on_grid(steps), DONE])
+        return None if steps is None else GuiScript([*gate_on_grid(steps), DONE])

@@ -10,6 +10,7 @@ import numpy as np
 from ...verifiers import verify_sheet_table, verify_xlsx_sheet_names
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
+from ..gui_script import click_node
 from .calc_base import (
     GUI_SAVE,
     ITEMS,
@@ -19,7 +20,6 @@ from .calc_base import (
     Rows,
     Step,
     api,
-    double_click_node,
     draw,
     field_ready,
     hotkey,
@@ -65,7 +65,7 @@ class RenameSheet(SheetFamily):
     def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
         # Double-clicking a sheet tab opens the Rename Sheet dialog with the name selected.
         return [
-            double_click_node("page tab", params["old"]),
+            click_node("page tab", params["old"], clicks=2, enabled_only=False),
             field_ready(params["old"]),
             hotkey("ctrl", "a"),
             type_text(params["new"] + "\n"),

@@ -3,13 +3,14 @@
 Every Writer family opens one docx written by python-docx (deterministic bytes) in LibreOffice
 Writer; the verifier reads the file the agent saved. GUI oracles are keyboard-first; where a
 pointer is needed (a dialog's button or field), its position comes from the observation's
-accessibility tree through :func:`click_node`.
+accessibility tree (:func:`~desktop_gym.tasks.gui_script.click_node`); the oracles are
+:class:`~desktop_gym.tasks.gui_script.GuiScript` policies.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,8 +21,10 @@ from ...verifiers import verify_document_text
 from ...verifiers.result import VerifierResult
 from ..artifacts import docx_bytes
 from ..base import ScriptedPolicy, Task, TaskContext
+from ..gui_script import CTRL_S, DONE, Computed, Step, click_node, saved_by_gui, tree_of, when_absent, when_present
 
-Step = str | Callable[[Mapping[str, Any]], str | None]
+__all__ = ["DONE", "SAVE", "Step", "click_node", "saved_by_gui", "when_absent", "when_present"]  # the suite's GUI kit
+
 
 SUBJECTS = (
     "The review board",
@@ -139,31 +142,14 @@ def find_node(
     return None if node is None else _as_dict(node)
 
 
-def click_node(
-    role: str, name: str | None, within: tuple[str, str] | None = None
-) -> Callable[[Mapping[str, Any]], str | None]:
-    """A step that clicks the centre of a node found in the observation's a11y tree (None: not there yet)."""
-
-    def step(observation: Mapping[str, Any]) -> str | None:
-        node = find_node(observation.get("a11y_tree", ""), role, name, within)
-        if node is None:
-            return None
-        x, y, width, height = node["box"]
-        return f"click(coordinates=[{x + width // 2}, {y + height // 2}])"
-
-    return step
-
-
-def click_beside(
-    label: str, role: str, within: tuple[str, str] | None = None
-) -> Callable[[Mapping[str, Any]], str | None]:
+def click_beside(label: str, role: str, within: tuple[str, str] | None = None) -> Computed:
     """A step clicking the ``role`` node to the right of the label ``label`` on the same row (unnamed fields).
 
     The click lands a quarter into the node: a spin button's box includes its -/+ buttons.
     """
 
-    def step(observation: Mapping[str, Any]) -> str | None:
-        tree = observation.get("a11y_tree", "")
+    def make(observation: Mapping[str, Any]) -> str | None:
+        tree = tree_of(observation)
         anchor = find_node(tree, "label", label, within, enabled=False)
         if anchor is None:
             return None
@@ -182,57 +168,7 @@ def click_beside(
         x, y, width, height = min(beside, key=lambda node: node["box"][0])["box"]
         return f"click(coordinates=[{x + width // 4}, {y + height // 2}])"
 
-    return step
-
-
-def when_present(role: str, name: str, action: str) -> Callable[[Mapping[str, Any]], str | None]:
-    """A step playing ``action`` once a node with ``role`` and ``name`` shows in the a11y tree."""
-
-    def step(observation: Mapping[str, Any]) -> str | None:
-        return action if find_node(observation.get("a11y_tree", ""), role, name, enabled=False) else None
-
-    return step
-
-
-def when_absent(role: str, name: str | None, action: str) -> Callable[[Mapping[str, Any]], str | None]:
-    """A step playing ``action`` once no node with ``role`` and ``name`` shows (e.g. a dialog has closed)."""
-
-    def step(observation: Mapping[str, Any]) -> str | None:
-        return None if find_node(observation.get("a11y_tree", ""), role, name, enabled=False) else action
-
-    return step
-
-
-class GuiScript:
-    """Plays steps in order; a callable step that finds nothing yet waits and retries (bounded).
-
-    Args:
-        steps: action texts, or functions of the observation returning one (None: not ready).
-        retries: how many ``wait`` actions one callable step may spend before the script gives up
-            (it then plays ``fail()``, so a broken oracle shows as a failed episode).
-    """
-
-    def __init__(self, steps: Sequence[Step], retries: int = 8) -> None:
-        self._steps = list(steps)
-        self._index = 0
-        self._retries = retries
-        self._waited = 0
-
-    def __len__(self) -> int:
-        """The number of scripted steps (waits not counted)."""
-        return len(self._steps)
-
-    def __call__(self, observation: Mapping[str, Any]) -> str:
-        if self._index >= len(self._steps):
-            return "done()"
-        step = self._steps[self._index]
-        action = step(observation) if callable(step) else step
-        if action is None:
-            self._waited += 1
-            return "wait(seconds=0.5)" if self._waited <= self._retries else "fail()"
-        self._index += 1
-        self._waited = 0
-        return action
+    return Computed(make, f"a {role} beside the label {label!r}")
 
 
 def keys(*combo: str) -> str:
@@ -257,15 +193,9 @@ def find_and_select(text: str) -> list[Step]:
     ]
 
 
-SAVE = keys("ctrl", "s")
-DONE = "exit(success=True)"
+SAVE = CTRL_S
 
 
 def saved_by_api(*calls: str) -> ScriptedPolicy:
     """The API oracle playing ``calls``, then ``WriterTools.save()`` and declaring success."""
     return ScriptedPolicy([*calls, "WriterTools.save()", DONE])
-
-
-def saved_by_gui(*steps: Step) -> GuiScript:
-    """The GUI oracle playing ``steps``, then saving with Ctrl+S and declaring success."""
-    return GuiScript([*steps, SAVE, DONE])

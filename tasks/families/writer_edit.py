@@ -10,12 +10,12 @@ import numpy as np
 from ...verifiers import all_of, verify_docx_paragraph_style
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
+from ..gui_script import GuiScript
 from ..registry import register_task
 from .writer_base import (
     DONE,
     KEYWORDS,
     SAVE,
-    GuiScript,
     WriterDocumentTask,
     click_node,
     keys,

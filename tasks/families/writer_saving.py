@@ -10,12 +10,12 @@ import numpy as np
 from ...verifiers import all_of, verify_document_format, verify_document_text, verify_pdf_document
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
+from ..gui_script import GuiScript
 from ..registry import register_task
 from .writer_base import (
     DONE,
     KEYWORDS,
     TITLES,
-    GuiScript,
     Step,
     WriterDocumentTask,
     click_node,

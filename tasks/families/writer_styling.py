@@ -10,11 +10,11 @@ import numpy as np
 from ...verifiers import all_of, verify_docx_alignment, verify_docx_font, verify_docx_line_spacing, verify_docx_list
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
+from ..gui_script import GuiScript
 from ..registry import register_task
 from .writer_base import (
     DONE,
     SAVE,
-    GuiScript,
     WriterDocumentTask,
     click_node,
     find_and_select,

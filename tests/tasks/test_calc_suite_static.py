@@ -16,13 +16,12 @@ from desktop_gym.tasks.families.calc import CALC_FAMILIES, CALC_INFEASIBLE, CALC
 from desktop_gym.tasks.families.calc_base import (
     GRID_READY,
     NAME_BOX_READY,
-    TreePolicy,
-    double_click_node,
     field_ready,
     find_box,
     focused_nodes,
     workbook_bytes,
 )
+from desktop_gym.tasks.gui_script import GuiScript, click_node
 
 FEASIBLE = [family.id for family in CALC_FAMILIES]
 PARSER = ActionSet(api_classes=api_classes(["calc"]))
@@ -118,13 +117,13 @@ def test_find_box_reads_the_linearized_tree():
     assert find_box(TREE, "page tab list", "") == (138, 675, 1069, 23)
 
 
-def test_tree_policy_resolves_pointer_steps_from_the_observation():
-    policy = TreePolicy(["press(key='f2')", double_click_node("page tab", 'Q"4" plan')])
+def test_gui_script_resolves_pointer_steps_from_the_observation():
+    policy = GuiScript(["press(key='f2')", click_node("page tab", 'Q"4" plan', clicks=2)])
     assert policy({"a11y_tree": TREE}) == "press(key='f2')"
     assert policy({"a11y_tree": TREE}) == "click(coordinates=[236, 686], num_clicks=2)"
     assert policy({"a11y_tree": TREE}) == "done()"
-    missing = TreePolicy([double_click_node("page tab", "Nope")])
-    assert missing({"a11y_tree": TREE}) == "fail()"
+    missing = GuiScript([click_node("page tab", "Nope")])
+    assert [missing({"a11y_tree": TREE}) for _ in range(9)][-2:] == ["wait(seconds=0.5)", "fail()"]
 
 
 def test_workbook_bytes_keeps_sheet_order_and_active_sheet():
@@ -161,7 +160,7 @@ def test_focused_nodes_reports_roles_texts_and_ancestors():
 
 
 def test_gates_hold_the_next_step_until_the_focus_is_there():
-    policy = TreePolicy([GRID_READY, "type(text='x')", NAME_BOX_READY, field_ready("Sales"), "done()"])
+    policy = GuiScript([GRID_READY, "type(text='x')", NAME_BOX_READY, field_ready("Sales"), "done()"])
     assert policy({"a11y_tree": UNFOCUSED}) == "wait(seconds=0.3)"
     assert policy({"a11y_tree": TREE}) == "type(text='x')"
     assert policy({"a11y_tree": UNFOCUSED}) == "wait(seconds=0.3)"
@@ -169,7 +168,7 @@ def test_gates_hold_the_next_step_until_the_focus_is_there():
 
 
 def test_a_gate_that_never_opens_fails_the_episode():
-    policy = TreePolicy([GRID_READY, "press(key='enter')"])
+    policy = GuiScript([GRID_READY, "press(key='enter')"])
     actions = [policy({"a11y_tree": UNFOCUSED}) for _ in range(GRID_READY.tries + 1)]
     assert actions == ["wait(seconds=0.3)"] * GRID_READY.tries + ["fail()"]
     assert policy({"a11y_tree": TREE}) == "done()"

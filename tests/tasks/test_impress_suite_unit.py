@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from desktop_gym.actions import ActionSet, ApiCall
+from desktop_gym.guest.a11y_text import A11yNodeNotFoundError, parse_tree
+from desktop_gym.guest.a11y_text import require_node as find_node
 from desktop_gym.guest.apps.impress import ImpressTools
 from desktop_gym.guest.apps.registry import api_classes
 from desktop_gym.guest.apps.tool_schema import find_method
@@ -14,14 +16,8 @@ from desktop_gym.tasks import get_task, list_tasks
 from desktop_gym.tasks.artifacts import pptx_bytes
 from desktop_gym.tasks.families.impress_deck import deck_slides
 from desktop_gym.tasks.families.impress_drawing import png_bytes
-from desktop_gym.tasks.families.impress_gui import (
-    A11yNodeNotFoundError,
-    A11yScript,
-    drag_on_slide,
-    find_node,
-    menu_path,
-    parse_tree,
-)
+from desktop_gym.tasks.families.impress_gui import drag_on_slide, menu_path
+from desktop_gym.tasks.gui_script import GuiScript
 
 IMPRESS = list_tasks("impress")
 FEASIBLE = [t for t in IMPRESS if not get_task(t).infeasible]
@@ -113,11 +109,13 @@ def test_gui_oracles_point_only_where_the_tree_says() -> None:
     task = get_task("impress.delete_slide")
     params = task.sample_params(np.random.default_rng(0))
     policy = task.gui_oracle(params)
-    assert isinstance(policy, A11yScript)
+    assert isinstance(policy, GuiScript)
     actions = drain(policy, {"a11y_tree": TREE})
     assert "click(coordinates=[267, 31])" in actions and "click(coordinates=[401, 156])" in actions
-    with pytest.raises(A11yNodeNotFoundError):  # no tree, no click
-        drain(task.gui_oracle(params), {"a11y_tree": ""})
+    blind = task.gui_oracle(params)  # no tree, no click: it waits for the menu, then gives up
+    actions = drain(blind, {"a11y_tree": ""})
+    assert actions[-1] == "fail()" and not any(action.startswith("click(") for action in actions)
+    assert "menu 'Slide' inside menu bar ''" in blind.gave_up
 
 
 def test_infeasible_task_names_a_title_the_deck_lacks() -> None:
@@ -130,11 +128,11 @@ def test_infeasible_task_names_a_title_the_deck_lacks() -> None:
 
 def test_menu_items_of_any_kind_and_drags_inside_the_shown_slide() -> None:
     observation = {"a11y_tree": TREE}
-    assert [step(observation) for step in menu_path("View", "Notes")] == [
+    assert [step.make(observation) for step in menu_path("View", "Notes")] == [
         "click(coordinates=[104, 31])",
         "click(coordinates=[180, 56])",
     ]
-    drag = drag_on_slide((0.1, 0.9), (0.5, 1.0))(observation)
+    drag = drag_on_slide((0.1, 0.9), (0.5, 1.0)).make(observation)
     assert drag == "drag_and_drop(drag_from_coordinates=[260, 510], drop_on_coordinates=[500, 550])"
     with pytest.raises(A11yNodeNotFoundError, match="PageShape"):
-        drag_on_slide((0, 0), (1, 1))({"a11y_tree": ""})
+        drag_on_slide((0, 0), (1, 1)).make({"a11y_tree": ""})

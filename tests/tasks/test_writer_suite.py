@@ -3,15 +3,18 @@ desktop are in ``test_task_proofs.py``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from desktop_gym.tasks import TaskContext, get_task
-from desktop_gym.tasks.families.writer_base import GuiScript, click_node, find_node, tree_nodes
+from desktop_gym.tasks.families.writer_base import click_node, find_node, tree_nodes
 from desktop_gym.tasks.families.writer_edit import EDIT_TASKS
 from desktop_gym.tasks.families.writer_layout import LAYOUT_TASKS
 from desktop_gym.tasks.families.writer_saving import SAVING_TASKS
 from desktop_gym.tasks.families.writer_styling import STYLING_TASKS
+from desktop_gym.tasks.gui_script import GuiScript
 
 WRITER_TASKS = sorted(task.id for task in (*EDIT_TASKS, *STYLING_TASKS, *LAYOUT_TASKS, *SAVING_TASKS))
 
@@ -101,11 +104,12 @@ def test_tree_helpers_find_nodes_inside_their_parent() -> None:
     assert find_node(TREE, "push button", "Replace All") is None  # disabled
     assert find_node(TREE, "push button", "Replace All", enabled=False) is not None
     assert find_node(TREE, "push button", "Close", within=("panel", "Replace With")) is None
-    assert click_node("push button", "Close")({"a11y_tree": TREE}) == "click(coordinates=[934, 599])"
+    assert click_node("push button", "Close").make({"a11y_tree": TREE}) == "click(coordinates=[934, 599])"
 
 
 def test_gui_script_waits_for_missing_nodes_then_gives_up() -> None:
-    script = GuiScript(["press(key='a')", click_node("push button", "Nowhere")], retries=2)
+    nowhere = dataclasses.replace(click_node("push button", "Nowhere"), tries=2)
+    script = GuiScript(["press(key='a')", nowhere])
     assert script({"a11y_tree": TREE}) == "press(key='a')"
     assert [script({"a11y_tree": TREE}) for _ in range(3)] == ["wait(seconds=0.5)"] * 2 + ["fail()"]
     ready = GuiScript([click_node("push button", "Close")])
