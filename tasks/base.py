@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import GuestFileNotFoundError, TaskSetupError  # noqa: F401 - TaskSetupError re-exported
 from ..verifiers.result import VerifierResult
+from .family_table import apply_family_row
 from .gui_script import GuiScript as ScriptedPolicy  # a fixed list of action texts is a script without gates
 
 if TYPE_CHECKING:
@@ -78,7 +79,8 @@ class Task:
 
     Subclasses set the class attributes and override ``sample_params``, ``setup``, ``verify`` and
     the oracles they declare in ``oracles``. A class that sets ``id`` is a concrete task: its
-    metadata is checked when the class is created (``TypeError`` naming the field). All randomness
+    metadata (class attributes, or a built-in family's row of ``tasks/metadata/<suite>.toml``) is
+    checked when the class is created (``TypeError`` naming the field). All randomness
     comes from the RNG the env passes in, so the same seed gives the same task, byte for byte.
     """
 
@@ -94,9 +96,17 @@ class Task:
     #: the oracle kinds this task has (``"api"``, ``"gui"``); ``task_check`` plays each one.
     #: Undeclared, they are the hooks the class overrides; an infeasible task declares none.
     oracles: ClassVar[tuple[str, ...]]
+    #: what to do; set, the instruction template is ``goal_frame`` with ``{goal}`` replaced by it.
+    goal: ClassVar[str]
+    #: the sentences around a ``goal`` (a family base says which app has which file open, say).
+    goal_frame: ClassVar[str] = "{goal}"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "id" in cls.__dict__:
+            apply_family_row(cls)  # the class's row of tasks/metadata/<suite>.toml, if it has one
+        if "goal" in cls.__dict__:
+            cls.instruction_template = cls.goal_frame.replace("{goal}", cls.goal)
         if "id" in cls.__dict__:
             _check_task_class(cls)
 

@@ -28,15 +28,6 @@ class CalcFillTotals(Task):
     """Fill a Total column with Q1 + Q2 per row in a real Calc document, then save it as xlsx."""
 
     id = "starter.calc_fill_totals"
-    oracles = ("api", "gui")
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Fill column D (Total) with the sum of "
-        "Q1 and Q2 for each of the {rows} item rows, then save the file in its current xlsx format."
-    )
-    apps = ("calc",)
-    max_steps = 15
-    tags = ("calc", "starter")
-    needs_save = True
     path = "~/Documents/sales.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -93,15 +84,6 @@ class WriterAppendParagraph(Task):
     """Append a given sentence as a new paragraph to a real Writer document, then save it."""
 
     id = "starter.writer_append_paragraph"
-    oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Add a new paragraph at the end with exactly "
-        "this text: {sentence} Then save the document in its current docx format."
-    )
-    apps = ("writer",)
-    max_steps = 10
-    tags = ("writer", "starter")
-    needs_save = True
     path = "~/Documents/report.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -140,13 +122,6 @@ class TerminalWriteFile(Task):
     """Use a real terminal to create a folder and a file holding a given token."""
 
     id = "starter.terminal_write_file"
-    oracles = ("api", "gui")
-    instruction_template = (
-        "In the open terminal, create the folder ~/{folder} and in it a text file {name}.txt whose only line is {token}"
-    )
-    apps = ("terminal",)
-    max_steps = 8
-    tags = ("terminal", "files", "starter")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         folder = f"reports_{rng.choice(WORDS)}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -172,13 +172,7 @@ class CalcFamily(Task):
     needs_save = True
     max_steps = 40  # GUI oracles spend steps waiting for the focus on a slow machine
     file_name = "data.xlsx"
-    #: what to do; set, the instruction is the sentence saying the sheet is open, then the goal.
-    goal: ClassVar[str]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        if "goal" in cls.__dict__:
-            cls.instruction_template = f"{SHEET_OPEN} {cls.goal}"
-        super().__init_subclass__(**kwargs)
+    goal_frame = f"{SHEET_OPEN} {{goal}}"
 
     @property
     def path(self) -> str:

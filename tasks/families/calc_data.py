@@ -43,13 +43,6 @@ class FixWrongValues(CalcFamily):
     """Correct the stock counts the instruction names."""
 
     id = "calc.fix_wrong_values"
-    oracles = ("api", "gui")
-    goal = (
-        "A stock count was mistyped: {corrections}. Correct the Stock column (C) accordingly, change nothing "
-        "else, and save the file in its current xlsx format."
-    )
-    tags = ("calc", "edit")
-    file_name = "stock.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = stock_rows(rng, int(rng.integers(5, 9)))
@@ -85,13 +78,6 @@ class SortRows(CalcFamily):
     """Sort the table by one column, ascending or descending, keeping rows together."""
 
     id = "calc.sort_rows"
-    oracles = ("api",)
-    goal = (
-        "Sort the table's {count} data rows by {key} ({column_name}) in {order} order, keeping each row's "
-        "cells together and the header in row 1. Save the file in its current xlsx format."
-    )
-    tags = ("calc", "sort")
-    file_name = "inventory.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = stock_rows(rng, int(rng.integers(5, 10)))
@@ -134,13 +120,6 @@ class FindReplace(CalcFamily):
     """Replace a misspelt word everywhere in the sheet."""
 
     id = "calc.find_replace"
-    oracles = ("api",)
-    goal = (
-        'The city "{right}" is misspelt as "{wrong}" throughout the sheet. Replace every "{wrong}" with '
-        '"{right}" and save the file in its current xlsx format.'
-    )
-    tags = ("calc", "edit", "find_replace")
-    file_name = "shipments.xlsx"
     cities = (
         ("Sprngfield", "Springfield"),
         ("Rivervale", "Riverdale"),
@@ -186,13 +165,6 @@ class RemoveDuplicates(CalcFamily):
     """Delete exact duplicate rows, keeping each first occurrence and leaving no gaps."""
 
     id = "calc.remove_duplicates"
-    oracles = ("api", "gui")
-    goal = (
-        "Some rows of the table are exact duplicates of an earlier row. Delete the duplicate rows (keep the "
-        "first occurrence of each, leave no empty rows) and save the file in its current xlsx format."
-    )
-    tags = ("calc", "edit", "deduplicate")
-    file_name = "contacts.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         unique = [
@@ -235,13 +207,6 @@ class TransposeRange(CalcFamily):
     """Write a transposed copy of a small table at a given cell."""
 
     id = "calc.transpose"
-    oracles = ("api",)
-    goal = (
-        "Put a transposed copy of the table in {source} (rows become columns) with its top-left corner in "
-        "cell {target}; leave the original as it is. Save the file in its current xlsx format."
-    )
-    tags = ("calc", "edit", "transpose")
-    file_name = "matrix.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         months = ["Jan", "Feb", "Mar", "Apr", "May"][: int(rng.integers(3, 6))]

@@ -21,13 +21,6 @@ class InsertChart(CalcFamily):
     """A chart of a given type and title over the table."""
 
     id = "calc.insert_chart"
-    oracles = ("api",)
-    goal = (
-        'Insert a {chart_type} chart of the data in {data} (months as categories) titled "{title}" on the '
-        "same sheet, then save the file in its current xlsx format."
-    )
-    tags = ("calc", "chart")
-    file_name = "monthly.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         months = list(MONTHS[: int(rng.integers(3, 7))])
@@ -72,13 +65,6 @@ class PivotTable(CalcFamily):
     """A pivot table summing one column by the values of another."""
 
     id = "calc.pivot_table"
-    oracles = ("api",)
-    goal = (
-        "Create a pivot table from {source} that shows the {function} of {data_field} for each {row_field}, "
-        "placed at {target} on the same sheet. Save the file in its current xlsx format."
-    )
-    tags = ("calc", "pivot")
-    file_name = "deals.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(6, 12))
@@ -151,8 +137,6 @@ class SaveAsCsv(ExportFamily):
     """Export the sheet as CSV."""
 
     id = "calc.save_as_csv"
-    oracles = ("api",)
-    goal = "Save its sheet as a comma-separated CSV file {target} (header row included)."
 
     def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
         return verify_csv_rows(data, params["rows"], header=["Name", "Region", "Hours"], delimiter=",")
@@ -162,8 +146,6 @@ class SaveAsOds(ExportFamily):
     """Save a copy in OpenDocument format."""
 
     id = "calc.save_as_ods"
-    oracles = ("api",)
-    goal = "Save a copy of it in OpenDocument Spreadsheet format as {target}."
     suffix = ".ods"
 
     def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
@@ -200,15 +182,10 @@ class InfeasibleCalc(CalcFamily):
 
 class ExportPsd(InfeasibleCalc):
     id = "calc.export_psd"
-    goal = "Export the sheet as a layered Photoshop PSD image ~/Documents/budget.psd, one layer per column."
 
 
 class VbaButton(InfeasibleCalc):
     id = "calc.vba_activex_button"
-    goal = (
-        "Add an ActiveX command button running a VBA macro that emails the budget through Outlook, and save "
-        "it as a macro-enabled workbook with the ActiveX control working in Excel."
-    )
 
 
 EXPORT_FAMILIES = (InsertChart, PivotTable, SaveAsCsv, SaveAsOds)

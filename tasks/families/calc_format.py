@@ -57,13 +57,6 @@ class NumberFormat(CalcFamily):
     """Show a column as percentages or as dollar amounts (GUI: Ctrl+Shift+5 / Ctrl+Shift+4)."""
 
     id = "calc.number_format"
-    oracles = ("api", "gui")
-    goal = (
-        "Format the cells {cells} ({what}) as {kind} without changing their values, then save the file in its "
-        "current xlsx format."
-    )
-    tags = ("calc", "format")
-    file_name = "rates.xlsx"
     kinds = {"percentages": ("%", "0.00%", "5"), "US dollar currency": ("$", "[$$-409]#,##0.00", "4")}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -115,10 +108,6 @@ class BoldHeader(CalcFamily):
     """Make the header row bold (GUI: Name Box + Ctrl+B)."""
 
     id = "calc.bold_header"
-    oracles = ("api", "gui")
-    goal = "Make the header cells {header} bold (only those) and save the file in its current xlsx format."
-    tags = ("calc", "format", "font")
-    file_name = "products.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return {"rows": product_rows(rng, int(rng.integers(3, 7))), "header": "A1:D1"}
@@ -148,12 +137,6 @@ class BackgroundColor(CalcFamily):
     """Fill a range with a named colour."""
 
     id = "calc.background_color"
-    oracles = ("api",)
-    goal = (
-        "Give the cells {cells} a solid {color_name} background ({color}) and save the file in its current xlsx format."
-    )
-    tags = ("calc", "format", "color")
-    file_name = "highlight.xlsx"
     colors = {"yellow": "#FFFF00", "light green": "#CCFFCC", "light blue": "#CCE5FF", "orange": "#FFA500"}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -180,13 +163,6 @@ class MergeTitle(CalcFamily):
     """Merge the title cells above a table."""
 
     id = "calc.merge_title"
-    oracles = ("api",)
-    goal = (
-        'Merge the cells {cells} into one cell holding the title "{title}" (the table below must stay as it '
-        "is) and save the file in its current xlsx format."
-    )
-    tags = ("calc", "format", "merge")
-    file_name = "titled.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         width = int(rng.integers(3, 6))
@@ -222,13 +198,6 @@ class ColumnWidth(CalcFamily):
     """Set a column to a given width in centimetres."""
 
     id = "calc.column_width"
-    oracles = ("api",)
-    goal = (
-        "Set the width of column {column} to {width_cm} cm so the long names fit, and save the file in its "
-        "current xlsx format."
-    )
-    tags = ("calc", "format", "layout")
-    file_name = "wide.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = product_rows(rng, int(rng.integers(3, 7)))
@@ -255,13 +224,6 @@ class ConditionalFormat(CalcFamily):
     """Highlight cells above (or below) a threshold with conditional formatting."""
 
     id = "calc.conditional_format"
-    oracles = ("api",)
-    goal = (
-        "Add conditional formatting to {cells} (Units) so that cells {relation} {threshold} get a red "
-        "background ({color}). Save the file in its current xlsx format."
-    )
-    tags = ("calc", "format", "conditional")
-    file_name = "units.xlsx"
     relations = {"greater than": ("greater", "greaterThan"), "less than": ("less", "lessThan")}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

@@ -54,13 +54,6 @@ class FillFormulaColumn(FormulaColumn):
     """Revenue = Units x Price for every row, as formulas."""
 
     id = "calc.fill_formula_column"
-    oracles = ("api", "gui")
-    goal = (
-        "Fill column D (Revenue) with a formula that multiplies Units (column B) by Price (column C) for each "
-        "of the {rows} item rows, then save the file in its current xlsx format."
-    )
-    tags = ("calc", "formula")
-    file_name = "revenue.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = int(rng.integers(4, 8))
@@ -87,14 +80,6 @@ class SummaryRow(CalcFamily):
     """A row under the table with SUM or AVERAGE formulas per numeric column."""
 
     id = "calc.summary_row"
-    oracles = ("api", "gui")
-    goal = (
-        "In row {summary_row}, directly below the table, write the label {label} in column A and, in columns "
-        "B, C and D, a formula giving the {stat} of that column's values in rows 2 to {last_row}. Save the "
-        "file in its current xlsx format."
-    )
-    tags = ("calc", "formula", "aggregate")
-    file_name = "quarters.xlsx"
     functions = {"sum": "SUM", "average": "AVERAGE"}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -146,14 +131,6 @@ class VlookupPrices(FormulaColumn):
     """Fill unit prices from a price list on the same sheet with VLOOKUP."""
 
     id = "calc.vlookup_prices"
-    oracles = ("api", "gui")
-    goal = (
-        "Column C (Unit price) of the {rows} orders is empty; the price list is in F1:G{list_end}. Fill "
-        "C2:C{last_row} with VLOOKUP formulas that look up each order's product (column B) in the price list. "
-        "Save the file in its current xlsx format."
-    )
-    tags = ("calc", "formula", "lookup")
-    file_name = "orders.xlsx"
     first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -195,14 +172,6 @@ class IfPassFail(FormulaColumn):
     """Pass/Fail per score with IF and a threshold."""
 
     id = "calc.if_pass_fail"
-    oracles = ("api", "gui")
-    goal = (
-        'In column C (Result) of each of the {rows} students, enter an IF formula that shows "Pass" when the '
-        'Score in column B is at least {threshold} and "Fail" otherwise. Save the file in its current xlsx '
-        "format."
-    )
-    tags = ("calc", "formula", "logic")
-    file_name = "scores.xlsx"
     first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -234,14 +203,6 @@ class GrandTotal(CalcFamily):
     """One formula computing the sum over rows of Qty x Unit price."""
 
     id = "calc.grand_total"
-    oracles = ("api", "gui")
-    goal = (
-        "In cell {target}, compute the grand total of the invoice (the sum over rows 2 to {last_row} of Qty "
-        "times Unit price) with a single formula, so it updates when the table changes. Save the file in its "
-        "current xlsx format."
-    )
-    tags = ("calc", "formula", "aggregate")
-    file_name = "invoice.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = int(rng.integers(4, 9))

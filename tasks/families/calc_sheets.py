@@ -45,9 +45,6 @@ class RenameSheet(SheetFamily):
     """Rename one sheet (GUI: double-click its tab, found in the accessibility tree)."""
 
     id = "calc.rename_sheet"
-    oracles = ("api", "gui")
-    goal = 'Rename the sheet "{old}" to "{new}" and save the file in its current xlsx format.'
-    file_name = "workbook.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(1, 4)) + 1)
@@ -80,9 +77,6 @@ class AddSheet(SheetFamily):
     """Add an empty sheet at the end."""
 
     id = "calc.add_sheet"
-    oracles = ("api",)
-    goal = 'Add a new empty sheet named "{new}" after the last sheet and save the file in its current xlsx format.'
-    file_name = "book.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(1, 4)) + 1)
@@ -102,9 +96,6 @@ class DeleteSheet(SheetFamily):
     """Delete one sheet."""
 
     id = "calc.delete_sheet"
-    oracles = ("api",)
-    goal = 'Delete the sheet "{doomed}" (keep the others) and save the file in its current xlsx format.'
-    file_name = "sheets.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(2, 5)))
@@ -125,13 +116,6 @@ class CopyToSheet(CalcFamily):
     """Copy a block of one sheet to the top-left of another."""
 
     id = "calc.copy_to_sheet"
-    oracles = ("api", "gui")
-    goal = (
-        "Copy the range A1:C{last_row} of sheet Data to sheet {target_sheet}, starting at cell A1 there (the "
-        "Data sheet stays as it is). Save the file in its current xlsx format."
-    )
-    tags = ("calc", "edit", "sheets")
-    file_name = "records.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

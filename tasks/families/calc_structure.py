@@ -48,13 +48,6 @@ class InsertRow(CalcFamily):
     """Insert a new row at a given position and fill it."""
 
     id = "calc.insert_row"
-    oracles = ("api", "gui")
-    goal = (
-        "Insert a new row at row {position} (the rows from there down move down by one) holding Name {name}, "
-        "Region {region}, Calls {calls} and Sales {sales}. Save the file in its current xlsx format."
-    )
-    tags = ("calc", "rows")
-    file_name = "team.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(4, 8)) + 1)
@@ -105,13 +98,6 @@ class DeleteColumn(CalcFamily):
     """Delete the column with a given header."""
 
     id = "calc.delete_column"
-    oracles = ("api", "gui")
-    goal = (
-        'Delete the column headed "{header}" entirely (the columns to its right move left). Save the file in '
-        "its current xlsx format."
-    )
-    tags = ("calc", "columns")
-    file_name = "team_notes.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(4, 8)))
@@ -146,10 +132,6 @@ class FreezePanes(CalcFamily):
     """Freeze the header rows (and optionally the first column)."""
 
     id = "calc.freeze_panes"
-    oracles = ("api",)
-    goal = "Freeze {what} so they stay visible while scrolling. Save the file in its current xlsx format."
-    tags = ("calc", "view")
-    file_name = "long_list.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows, columns = int(rng.integers(1, 3)), int(rng.integers(0, 2))
@@ -174,13 +156,6 @@ class AutoFilter(CalcFamily):
     """Turn on AutoFilter buttons over the whole table."""
 
     id = "calc.autofilter"
-    oracles = ("api", "gui")
-    goal = (
-        "Turn on AutoFilter for the table {table} so each header cell gets a filter drop-down. Save the file "
-        "in its current xlsx format."
-    )
-    tags = ("calc", "filter")
-    file_name = "calls.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(5, 10)))

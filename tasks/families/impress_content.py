@@ -39,13 +39,7 @@ class AddBullets(SlideTask):
     """Append bullet points to the body of a content slide."""
 
     id = "impress.add_bullets"
-    oracles = ("api", "gui")
     first_slide = 2
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. On slide {slide} ('{title}'), add these "
-        "bullet points after the existing ones, in this order: {listed}. Then save the file in its "
-        "current pptx format."
-    )
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -92,8 +86,6 @@ class SpeakerNotes(SlideTask):
     """Write speaker notes for one slide."""
 
     id = "impress.speaker_notes"
-    oracles = ("api", "gui")
-    goal = "Add the speaker notes '{notes_text}' to slide {slide} ('{title}')"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -123,8 +115,6 @@ class InsertTextBox(SlideTask):
     """Add a text box holding a given text to a slide."""
 
     id = "impress.insert_text_box"
-    oracles = ("api", "gui")
-    goal = "Add a text box with the text '{text}' to slide {slide} ('{title}')"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -161,8 +151,6 @@ class TitleFontSize(SlideTask):
     """Set the font size of one slide's title."""
 
     id = "impress.title_font_size"
-    oracles = ("api",)
-    goal = "Set the font size of the title of slide {slide} ('{title}') to {size} pt"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

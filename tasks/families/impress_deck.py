@@ -105,13 +105,7 @@ class DeckTask(Task):
     max_steps = 20
     tags: Sequence[str] = ("impress",)
     needs_save = True
-    #: what to do; set, it makes the instruction: the deck is open, the goal, then save as pptx.
-    goal: ClassVar[str]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        if "goal" in cls.__dict__:
-            cls.instruction_template = f"{DECK_OPEN} {cls.goal}{SAVE_AS_PPTX}"
-        super().__init_subclass__(**kwargs)
+    goal_frame = f"{DECK_OPEN} {{goal}}{SAVE_AS_PPTX}"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return sample_deck(rng)

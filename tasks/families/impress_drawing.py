@@ -28,8 +28,6 @@ class InsertShape(SlideTask):
     """Draw a rectangle or an ellipse with a label on a slide."""
 
     id = "impress.insert_shape"
-    oracles = ("api", "gui")
-    goal = "Draw {article} {kind} on slide {slide} ('{title}') with the text '{label}' inside it"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -87,8 +85,6 @@ class InsertImage(SlideTask):
     """Insert a picture file (written by setup) into a slide."""
 
     id = "impress.insert_image"
-    oracles = ("api",)
-    goal = "Insert the picture {image} into slide {slide} ('{title}')"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

@@ -34,8 +34,6 @@ class BackgroundColor(SlideTask):
     """Give one slide a solid background colour."""
 
     id = "impress.background_color"
-    oracles = ("api",)
-    goal = "Give slide {slide} ('{title}') a solid {color_name} background (hex #{color})"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -62,8 +60,6 @@ class SlideTransition(SlideTask):
     """Set the transition effect of one slide."""
 
     id = "impress.transition"
-    oracles = ("api",)
-    goal = "Give slide {slide} ('{title}') the '{effect_name}' slide transition"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -89,11 +85,6 @@ class ExportPdf(DeckTask):
     """Export the deck as a PDF file."""
 
     id = "impress.export_pdf"
-    oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Export it as a PDF file to {pdf_path}."
-    )
-    max_steps = 15
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -113,11 +104,6 @@ class SaveAsOdp(DeckTask):
     """Save a copy of the deck in OpenDocument format after retitling the first slide."""
 
     id = "impress.save_as_odp"
-    oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Change the title of slide 1 to "
-        "'{new_title}', then save the presentation in ODF format (.odp) as {odp_path}."
-    )
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -141,9 +127,6 @@ class DeleteMissingSlide(DeckTask):
     """Infeasible: delete a slide whose title no slide has. Success only by declaring FAIL."""
 
     id = "impress.delete_missing_slide"
-    goal = "Delete the slide titled '{missing}'"
-    infeasible = True
-    max_steps = 10
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

@@ -33,8 +33,6 @@ class AddSlide(DeckTask):
     """Append a slide with a given title."""
 
     id = "impress.add_slide"
-    oracles = ("api", "gui")
-    goal = "Add a new slide at the end with the title '{new_title}'"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -66,8 +64,6 @@ class SetTitle(DeckTask):
     """Replace the title of one slide."""
 
     id = "impress.set_title"
-    oracles = ("api", "gui")
-    goal = "Change the title of slide {slide} (now '{old_title}') to '{new_title}'"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -102,9 +98,7 @@ class DeleteSlide(SlideTask):
     """Delete the slide with a given title."""
 
     id = "impress.delete_slide"
-    oracles = ("api", "gui")
     first_slide = 2
-    goal = "Delete the slide titled '{title}'"
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -122,8 +116,6 @@ class DuplicateSlide(SlideTask):
     """Duplicate one slide; the copy follows the original."""
 
     id = "impress.duplicate_slide"
-    oracles = ("api", "gui")
-    goal = "Duplicate slide {slide} ('{title}') so that the copy comes right after it"
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -142,9 +134,6 @@ class MoveSlide(DeckTask):
     """Move a slide to another position."""
 
     id = "impress.move_slide"
-    oracles = ("api", "gui")
-    goal = "Move the slide titled '{title}' so that it becomes slide {target}"
-    max_steps = 25
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -190,9 +179,7 @@ class ChangeLayout(SlideTask):
     """Change the layout of one content slide."""
 
     id = "impress.change_layout"
-    oracles = ("api", "gui")
     first_slide = 2
-    goal = "Change the layout of slide {slide} ('{title}') to '{layout}'"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

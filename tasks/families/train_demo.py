@@ -27,11 +27,6 @@ class EnterNumber(CalcFamily):
     """Enter a number into a named cell."""
 
     id = "demo.enter_number"
-    oracles = ("api", "gui")
-    instruction_template = "Enter the number {value} into cell {cell} of the open spreadsheet."
-    tags = ("calc", "demo", "one-step")
-    file_name = "numbers.xlsx"
-    needs_save = False
     max_steps = 12  # the GUI oracle's Name Box walk; training envs set max_steps=1
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

@@ -29,17 +29,6 @@ class SalesReport(CalcFamily):
     """Sort a sales table, total it with a formula, bold the header and chart the units."""
 
     id = "workflow.sales_report"
-    oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Turn the Sales sheet into a report: sort the "
-        "data rows by Units from largest to smallest (keep each row together and the header in row 1), put "
-        "Total in A{total_row} and a formula summing the Units above it in B{total_row}, make the header row "
-        '(A1:C1) bold, and insert a bar chart of the items\' units (A1:B{last_row}) titled "{title}". Save '
-        "the file in its current xlsx format."
-    )
-    tags = ("workflow", "calc", "sort", "formula", "chart", "domain:calc")
-    file_name = "sales_report.xlsx"
-    max_steps = 40
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
@@ -102,15 +91,6 @@ class FilterSortExport(CalcFamily):
     """Drop a column, drop one region's rows, sort by name and export the rest as CSV."""
 
     id = "workflow.filter_sort_export"
-    oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Prepare the roster for payroll: delete the Notes "
-        "column, delete every row whose Region is {region}, sort the remaining rows by Name from A to Z (header "
-        "stays in row 1), and save the sheet as a comma-separated CSV file {target} (header row included)."
-    )
-    tags = ("workflow", "calc", "export")
-    file_name = "payroll_roster.xlsx"
-    max_steps = 40
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))

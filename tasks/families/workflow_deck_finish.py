@@ -32,15 +32,6 @@ class DeckFinish(DeckTask):
     """Append a closing slide, colour every slide's background, set one transition everywhere, note slide 1."""
 
     id = "workflow.deck_finish"
-    oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Finish it: add a slide at the end titled "
-        '"{closing}", then give every slide (the new one too) the background colour #{background} and the '
-        '"{effect}" slide transition, and give slide 1 the speaker notes "{note}". Then save the file in its '
-        "current pptx format."
-    )
-    tags = ("workflow", "impress", "domain:impress")
-    max_steps = 30
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return {

@@ -27,14 +27,6 @@ class DeckReorganise(DeckTask):
     """Delete one slide, move another to the end, retitle the first and add speaker notes to the last."""
 
     id = "workflow.deck_reorganise"
-    oracles = ("api",)
-    instruction_template = (
-        "The presentation {path} is open in LibreOffice Impress. Reorganise it: delete the slide titled "
-        '"{drop}", move the slide titled "{move}" to the end, change the title of slide 1 to "{new_title}", and '
-        'give the last slide the speaker notes "{note}". Then save the file in its current pptx format.'
-    )
-    tags = ("workflow", "impress")
-    max_steps = 30
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = sample_deck(rng, min_slides=5, max_slides=6)

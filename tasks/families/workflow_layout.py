@@ -29,16 +29,7 @@ class ReportLayout(WriterDocumentTask):
     """Title as heading 1, landscape pages, footer page numbers, a page break before the last paragraph."""
 
     id = "workflow.report_layout"
-    oracles = ("api",)
     document = "~/Documents/report.docx"
-    instruction_template = (
-        'The report {path} is open in LibreOffice Writer. Lay it out for printing: make the title "{heading}" a '
-        "level-1 heading, set the pages to landscape, show page numbers in the footer aligned {alignment}, and "
-        'start the last paragraph (the one beginning "{last_start}") on a new page. Change no text, then save '
-        "the document in its current docx format."
-    )
-    tags = ("workflow", "writer", "layout", "domain:writer")
-    max_steps = 30
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 6)))

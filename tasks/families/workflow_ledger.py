@@ -34,17 +34,6 @@ class GradeBook(CalcFamily):
     """Total two exam columns per student with formulas, average every column, format, rename the sheet."""
 
     id = "workflow.grade_book"
-    oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Finish the grade book: in D1 write Total and in "
-        "D2:D{last_row} a formula per row adding the student's Exam 1 and Exam 2 marks; in A{average_row} write "
-        "Average and in B{average_row}:D{average_row} formulas averaging each column's students; give the "
-        'averages the number format {average_format}; and rename the sheet "Sheet1" to "{sheet}". Save the '
-        "file in its current xlsx format."
-    )
-    tags = ("workflow", "calc", "formula", "number-format", "sheets", "domain:calc")
-    file_name = "grade_book.xlsx"
-    max_steps = 40
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
@@ -108,16 +97,6 @@ class StockAlert(CalcFamily):
     """Drop the supplier column, flag low-stock rows with a fill, and freeze the header row."""
 
     id = "workflow.stock_alert"
-    oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Prepare the stock sheet for the warehouse: delete "
-        "the Supplier column (B), then give every item row whose Stock is below {threshold} the background "
-        "colour #{fill} across its three remaining columns (leave the other rows uncoloured), and freeze the "
-        "header row so it stays visible when scrolling. Save the file in its current xlsx format."
-    )
-    tags = ("workflow", "calc", "structure", "format", "domain:calc")
-    file_name = "stock_levels.xlsx"
-    max_steps = 40
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
@@ -176,16 +155,6 @@ class PriceList(CalcFamily):
     """Rename a supplier everywhere, sort by price from highest, and give the prices a two-decimal format."""
 
     id = "workflow.price_list"
-    oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {path} is open in LibreOffice Calc. Update the price list: the supplier {old} is now "
-        "called {new}, so replace that name in every cell where it is the whole content; sort the item rows by "
-        "Price from highest to lowest (keep each row together and the header in row 1); and give the prices "
-        "(C2:C{last_row}) the number format {price_format}. Save the file in its current xlsx format."
-    )
-    tags = ("workflow", "calc", "sort", "number-format", "domain:calc")
-    file_name = "price_list.xlsx"
-    max_steps = 40
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

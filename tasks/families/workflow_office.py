@@ -40,17 +40,6 @@ class OverspendMemo(WorkflowTransfer):
     """From a budget sheet, a memo listing only the departments over budget and the total overspend."""
 
     id = "workflow.overspend_memo"
-    oracles = ("api",)
-    instruction_template = (
-        "The spreadsheet {xlsx} is open in LibreOffice Calc. Write a memo as a new LibreOffice Writer "
-        'document: a first paragraph "{title}" in the Heading 1 style; a table with the header row '
-        "Department, Budget, Spent and one row for each department that spent more than its budget (in the "
-        'spreadsheet\'s order); and a last paragraph "Overspend: N", where N is the total of Spent minus '
-        "Budget over those departments. Save it as {docx} (Word 2007-365 format)."
-    )
-    apps = ("calc", "writer")
-    tags = ("workflow", "multi", "calc", "writer")
-    max_steps = 25
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
@@ -118,16 +107,6 @@ class OutlineToDeck(WorkflowTransfer):
     """A Writer outline -> an Impress deck: a title slide, then one slide per heading with its note as body."""
 
     id = "workflow.outline_to_deck"
-    oracles = ("api",)
-    instruction_template = (
-        "The outline {docx} is open in LibreOffice Writer. Turn it into a new LibreOffice Impress presentation: "
-        'slide 1 titled with the outline\'s first line ("{title}"), then one slide per Heading 1 heading in '
-        "the same order, each titled with the heading and with the sentence below that heading as its body "
-        "text. Save it as {pptx} (PowerPoint 2007-365 format)."
-    )
-    apps = ("writer", "impress")
-    tags = ("workflow", "multi", "writer", "impress")
-    max_steps = 30
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

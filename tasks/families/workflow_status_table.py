@@ -32,17 +32,7 @@ class StatusTable(WriterDocumentTask):
     """Add a status table at the end, a page header, centre the heading, and a closing line below the table."""
 
     id = "workflow.status_table"
-    oracles = ("api",)
     document = "~/Documents/status.docx"
-    instruction_template = (
-        "The memo {path} is open in LibreOffice Writer. Finish the status update: at the end of the document "
-        "add a table with the header row Item | Owner | Status and one row per item, in this order: {listing}; "
-        'put "{header}" in the page header; centre the heading "{heading}"; and add the paragraph '
-        '"{closing}" after the table, as the last paragraph. Change no other text, then save the document in '
-        "its current docx format."
-    )
-    tags = ("workflow", "writer", "table", "domain:writer")
-    max_steps = 30
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))

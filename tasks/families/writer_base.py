@@ -83,13 +83,7 @@ class WriterDocumentTask(Task):
     max_steps = 15
     needs_save = True
     document: ClassVar[str] = "~/Documents/notes.docx"
-    #: what to do; set, it makes the instruction: the document is open, the goal, then save as docx.
-    goal: ClassVar[str]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        if "goal" in cls.__dict__:
-            cls.instruction_template = f"{DOCUMENT_OPEN} {cls.goal} {SAVE_AS_DOCX}"
-        super().__init_subclass__(**kwargs)
+    goal_frame = f"{DOCUMENT_OPEN} {{goal}} {SAVE_AS_DOCX}"
 
     def base_params(self, rng: np.random.Generator, count: int = 4, heading: bool = True) -> dict[str, Any]:
         """``path``, ``heading`` and ``paragraphs`` (``count`` sentences), drawn from ``rng``."""

@@ -32,12 +32,6 @@ class InsertParagraphAfter(WriterDocumentTask):
     """Insert a given sentence as a new paragraph right after the paragraph that starts with given words."""
 
     id = "writer.insert_paragraph_after"
-    oracles = ("api", "gui")
-    goal = (
-        "Insert a new paragraph with exactly this text: {sentence} It must come directly after the paragraph "
-        'that starts with "{anchor}".'
-    )
-    tags = ("writer", "text")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(4, 7)))
@@ -71,12 +65,6 @@ class InsertHeading(WriterDocumentTask):
     """Add a heading of a given level above the first paragraph of a document that has none."""
 
     id = "writer.insert_heading"
-    oracles = ("api", "gui")
-    goal = (
-        'Add the heading "{title}" at the very top of the document, as its own paragraph in the paragraph '
-        "style Heading {level}."
-    )
-    tags = ("writer", "styles")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)), heading=False)
@@ -113,9 +101,6 @@ class DeleteParagraph(WriterDocumentTask):
     """Delete the one paragraph that starts with given words, leaving the others untouched."""
 
     id = "writer.delete_paragraph"
-    oracles = ("api", "gui")
-    goal = 'Delete the whole paragraph that starts with "{start}", leaving every other paragraph as it is.'
-    tags = ("writer", "text")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 6)))
@@ -147,9 +132,6 @@ class ReplaceWord(WriterDocumentTask):
     """Replace every occurrence of a name with another one (Find & Replace)."""
 
     id = "writer.replace_word"
-    oracles = ("api", "gui")
-    goal = 'Replace every occurrence of the word "{old}" with "{new}" throughout the document.'
-    tags = ("writer", "find_replace")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=4)
@@ -195,12 +177,6 @@ class ReformatDates(WriterDocumentTask):
     """Rewrite every DD/MM/YYYY date as ISO YYYY-MM-DD (a regular-expression replace)."""
 
     id = "writer.reformat_dates"
-    oracles = ("api", "gui")
-    goal = (
-        "It contains dates written as DD/MM/YYYY. Rewrite every one of them as YYYY{sep}MM{sep}DD (for "
-        "example {example_old} becomes {example_new}), changing nothing else."
-    )
-    tags = ("writer", "find_replace", "regex")
     FIND = "([0-9]{2})/([0-9]{2})/([0-9]{4})"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

@@ -52,13 +52,6 @@ class InsertTable(WriterDocumentTask):
     """Insert a table holding given data (header row + item rows) at the end of the document."""
 
     id = "writer.insert_table"
-    oracles = ("api", "gui")
-    max_steps = 20
-    goal = (
-        "At the end of the document, insert a table with {rows} rows and 3 columns holding this data, row by "
-        "row (cells separated by |): {table_text}."
-    )
-    tags = ("writer", "tables")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(1, 4)))
@@ -104,9 +97,6 @@ class HeaderFooterText(WriterDocumentTask):
     """Put a given line of text into the page header or the page footer."""
 
     id = "writer.header_footer_text"
-    oracles = ("api", "gui")
-    goal = 'Add the text "{text}" to the page {part} (shown on every page).'
-    tags = ("writer", "page")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
@@ -134,9 +124,6 @@ class PageNumbers(WriterDocumentTask):
     """Show the page number on every page, in the footer or the header."""
 
     id = "writer.page_numbers"
-    oracles = ("api", "gui")
-    goal = "Add automatic page numbers to the page {part} (aligned {alignment}) so that every page shows its number."
-    tags = ("writer", "page", "fields")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
@@ -169,13 +156,6 @@ class PageSetup(WriterDocumentTask):
     """Turn the page to landscape and set all four margins."""
 
     id = "writer.page_setup"
-    oracles = ("api", "gui")
-    max_steps = 30
-    goal = (
-        "Change the page to landscape orientation and set all four page margins (top, bottom, left, right) to "
-        "{margin} cm."
-    )
-    tags = ("writer", "page")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
@@ -218,14 +198,6 @@ class RecolorMissingChart(WriterDocumentTask):
     """Infeasible: recolour a chart the document does not have; the right answer is to declare FAIL."""
 
     id = "writer.infeasible_chart_color"
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Change the colour of the bars in its chart "
-        '"{chart}" to green, then save the document. If this cannot be done, say so by declaring failure.'
-    )
-    max_steps = 8
-    tags = ("writer", "infeasible")
-    needs_save = False
-    infeasible = True
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         chart = (

@@ -30,11 +30,6 @@ class SaveAs(WriterDocumentTask):
     """Save a copy of the document as an OpenDocument text or export it as PDF."""
 
     id = "writer.save_as"
-    oracles = ("api", "gui")
-    instruction_template = (
-        "The document {path} is open in LibreOffice Writer. Save it {how} as {target}; the docx file may stay as it is."
-    )
-    tags = ("writer", "files")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))

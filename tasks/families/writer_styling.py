@@ -33,9 +33,6 @@ class FormatSentence(WriterDocumentTask):
     """Make one sentence (half of a paragraph) bold, italic or underlined, and nothing else."""
 
     id = "writer.format_sentence"
-    oracles = ("api", "gui")
-    goal = 'Make exactly the sentence "{target}" {style}, leaving the rest of its paragraph unchanged.'
-    tags = ("writer", "character_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=5)
@@ -73,9 +70,6 @@ class AlignParagraph(WriterDocumentTask):
     """Centre, right-align or justify one paragraph."""
 
     id = "writer.align_paragraph"
-    oracles = ("api", "gui")
-    goal = 'Make the paragraph that starts with "{start}" {alignment_words}; the other paragraphs stay left-aligned.'
-    tags = ("writer", "paragraph_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 5)))
@@ -116,9 +110,6 @@ class DocumentFont(WriterDocumentTask):
     """Set the font family and size of all the document's text, heading included."""
 
     id = "writer.document_font"
-    oracles = ("api", "gui")
-    goal = "Change the font of all its text, the heading included, to {font} at {size} pt."
-    tags = ("writer", "character_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)))
@@ -156,9 +147,6 @@ class LineSpacing(WriterDocumentTask):
     """Set the line spacing of every paragraph (1.5 lines or double)."""
 
     id = "writer.line_spacing"
-    oracles = ("api", "gui")
-    goal = "Set the line spacing of every paragraph to {spacing_words} ({spacing} times single spacing)."
-    tags = ("writer", "paragraph_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)))
@@ -204,12 +192,6 @@ class MakeList(WriterDocumentTask):
     """Turn the paragraphs after the introduction into a bulleted or numbered list."""
 
     id = "writer.make_list"
-    oracles = ("api", "gui")
-    goal = (
-        'Turn the {count} paragraphs after the first paragraph (from "{first}" to "{last}") into a {kind} '
-        "list; the heading and the first paragraph stay as they are."
-    )
-    tags = ("writer", "lists")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=1)

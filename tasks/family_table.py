@@ -1,0 +1,95 @@
+"""The built-in task families' metadata as data: one TOML table per suite, one row per task.
+
+``tasks/metadata/<suite>.toml`` holds a row ``[<name>]`` for the task ``<suite>.<name>``: the fields a
+family class would otherwise write as class attributes (its goal or whole instruction, oracle kinds,
+tags, apps, step budget, input file name, ...). ``Task`` fills a row in when the class with that
+``id`` is created, so a family's Python class carries only its behaviour (sampling, setup, check,
+oracles, perturbation) and the suite's metadata reads as one table. A class without a row (a
+third-party family, say) keeps its class attributes, as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import TaskError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the same parser, from PyPI
+    import tomli as tomllib
+
+METADATA_DIR = Path(__file__).resolve().parent / "metadata"
+
+#: The fields a row may set, with the type each must have in the TOML file.
+ROW_FIELDS: dict[str, type] = {
+    "instruction_template": str,
+    "goal": str,
+    "apps": list,
+    "max_steps": int,
+    "tags": list,
+    "needs_save": bool,
+    "infeasible": bool,
+    "oracles": list,
+    "file_name": str,
+}
+
+
+def _checked_row(path: Path, name: str, row: object) -> dict[str, Any]:
+    where = f"{path.name}: [{name}]"
+    if not isinstance(row, dict):
+        raise TaskError(f"{where} must be a table of fields, not {row!r}")
+    fields: dict[str, Any] = {}
+    for key, value in row.items():
+        kind = ROW_FIELDS.get(key)
+        if kind is None:
+            raise TaskError(f"{where}: unknown field {key!r} (one of {', '.join(ROW_FIELDS)})")
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TaskError(f"{where}: field {key!r} must be a {kind.__name__}, not {value!r}")
+        if kind is list and not all(isinstance(item, str) for item in value):
+            raise TaskError(f"{where}: field {key!r} must list strings, not {value!r}")
+        fields[key] = tuple(value) if kind is list else value
+    return fields
+
+
+def read_table(path: Path) -> dict[str, dict[str, Any]]:
+    """One suite's rows: ``{task id: {field: value}}`` (lists become tuples).
+
+    Raises:
+        TaskError: naming the file, the row and the field at fault.
+    """
+    try:
+        with path.open("rb") as stream:
+            table = tomllib.load(stream)
+    except tomllib.TOMLDecodeError as error:
+        raise TaskError(f"{path.name}: {error}") from None
+    return {f"{path.stem}.{name}": _checked_row(path, name, row) for name, row in table.items()}
+
+
+@functools.cache
+def family_rows(metadata_dir: Path = METADATA_DIR) -> dict[str, dict[str, Any]]:
+    """Every row of the built-in tables, by task id (read once)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for path in sorted(metadata_dir.glob("*.toml")):
+        rows.update(read_table(path))
+    return rows
+
+
+def apply_family_row(cls: type) -> None:
+    """Set the fields of the row for ``cls.id`` on ``cls`` (nothing when it has no row).
+
+    Raises:
+        TypeError: the class also sets one of its row's fields itself (one source for each field).
+    """
+    task_id = cls.__dict__["id"]
+    row = family_rows().get(task_id) if isinstance(task_id, str) else None
+    for key, value in (row or {}).items():
+        if key in cls.__dict__:
+            raise TypeError(
+                f"task class {cls.__qualname__} ({task_id}): field {key!r} is set both in the class and in "
+                f"its row of {METADATA_DIR.name}/{task_id.partition('.')[0]}.toml"
+            )
+        setattr(cls, key, value)
