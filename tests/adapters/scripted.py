@@ -1,14 +1,21 @@
-"""A scripted answerer for adapter tests: it reads the task from the prompt and answers like the oracle.
+"""Scripted answerers for adapter tests: they read the task from the prompt and answer like the oracle.
 
-Only the adapter tests use it, to prove that a correct episode earns the verifier's reward through each
-trainer's own code path; the model-driven runs use the transformers stand-ins.
+Only the adapter tests use them, to prove that a correct episode earns the verifier's reward (and a
+wrong one earns 0) through each trainer's own code path; the model-driven runs use the
+transformers stand-ins.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+
+from desktop_gym.train.adapters.standins import StandInSample
 
 _TASK = re.compile(r"Enter the number (\d+) into cell ([A-Z]+\d+)")
+DEMO_PREFILL = 'CalcTools.set_cell_value(cell="'
+"""The learning demo's prefill (``desktop_gym.train.demo.DEMO_PREFILL``), spelled out so a change there
+cannot silently change what these tests check."""
 
 
 def oracle_answers(prompt_text: str) -> list[str]:
@@ -27,3 +34,45 @@ def oracle_turn(tokenizer, prompt_ids: list[int]) -> list[int]:
     turn = prompt.count("<|im_start|>assistant") - 1
     text = answers[min(turn, len(answers) - 1)]
     return tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.convert_tokens_to_ids("<|im_end|>")]
+
+
+def demo_answer(prompt_text: str, wrong: bool) -> str:
+    """The one call that solves ``demo.enter_number`` (or, when ``wrong``, the value plus one)."""
+    found = _TASK.findall(prompt_text)
+    if not found:
+        raise AssertionError(f"no enter-number instruction in the prompt: {prompt_text[-300:]!r}")
+    value, cell = found[-1]
+    return f'CalcTools.set_cell_value(cell="{cell}", value={int(value) + (1 if wrong else 0)})'
+
+
+@dataclass
+class StandInScriptedModel:
+    """Stand-in for the policy model on ``demo.enter_number``: it answers with the oracle's call text.
+
+    It reads the instruction from the prompt and answers the episodes whose index (in call order) is
+    in ``wrong_episodes`` with the value plus one (the task's own perturbation), the others
+    correctly. When the prompt ends with ``prefill`` it answers only the rest of the call, as a model
+    continuing a prefill would. It serves TRL's ``rollout_func`` sampler call (token ids in, token ids
+    and log-probs out); :meth:`answer` serves text endpoints.
+    """
+
+    tokenizer: object = None
+    prefill: str = ""
+    wrong_episodes: frozenset[int] = frozenset({1})
+    answers: list[tuple[str, bool]] = field(default_factory=list)
+
+    def answer(self, prompt_text: str) -> str:
+        """The next answer's text for a prompt (one episode per call: the demo task is one step)."""
+        wrong = len(self.answers) in self.wrong_episodes
+        text = demo_answer(prompt_text, wrong)
+        self.answers.append((text, wrong))
+        if self.prefill and prompt_text.endswith(self.prefill):
+            return text[len(self.prefill) :]
+        return text
+
+    def sample(self, prompt_ids: list[int], max_new_tokens: int, temperature: float = 1.0) -> StandInSample:
+        """TRL ``rollout_func`` sampler call: the answer's tokens, ending with ``<|im_end|>``."""
+        text = self.answer(self.tokenizer.decode(prompt_ids))
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        ids = ids[: max_new_tokens - 1] + [self.tokenizer.convert_tokens_to_ids("<|im_end|>")]
+        return StandInSample(token_ids=ids, logprobs=[-0.1] * len(ids), finish_reason="stop")

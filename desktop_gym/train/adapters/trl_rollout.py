@@ -7,8 +7,10 @@ with the trainer's own model, plays it as one action, appends the next observati
 and repeats until the episode ends. It returns what TRL asks for::
 
     prompt_ids, completion_ids, logprobs  # the whole multi-turn exchange as one completion
-    env_mask                              # 1 on model tokens, 0 on observation tokens (not trained on)
+    env_mask                              # 1 on model tokens, 0 on observation and prefill tokens
     desktop_reward                        # the task verifier's verdict, forwarded to reward functions
+    step_rewards                          # ComputerRL's per-step rewards (1 per well-formed step of a
+                                          # successful episode), forwarded to reward functions
 
 Use it with the rows of :func:`rollout_dataset` (the task and seed travel in the prompt, the only
 thing TRL hands a ``rollout_func``) and :func:`desktop_reward` as the reward function::
@@ -17,6 +19,16 @@ thing TRL hands a ``rollout_func``) and :func:`desktop_reward` as the reward fun
     trainer = GRPOTrainer(model=..., args=GRPOConfig(...), processing_class=tokenizer,
                           train_dataset=rollout_dataset(["calc.enter_value"], seeds=range(8)),
                           rollout_func=rollout, reward_funcs=desktop_reward)
+
+With ``prefill`` (``PromptConfig.prefill``'s meaning, e.g. ``CalcTools.set_cell_value(cell="``)
+every assistant turn opens with that text and the action played is ``prefill + answer``; the
+prefill tokens carry ``env_mask`` 0 (the model did not choose them).
+
+Per-step rewards: TRL 1.16.0 forwards every extra key of the output to the reward functions, one
+value per completion (a list is fine), so ``step_rewards`` reaches them; but a reward function
+returns one scalar per completion and GRPO's advantage is one number per sequence, broadcast over
+its tokens: there is no per-token or per-step reward input. :func:`desktop_step_reward` turns the
+per-step rewards into that scalar (their mean); true step-level GRPO runs in desktop-gym's trainer.
 
 Limits: generation is the trainer's model in this process, one token sequence at a time (no vLLM
 server mode yet); text observations only; the model's chat template must be ChatML-like
@@ -29,11 +41,13 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
+from desktop_gym.llm.generation import chat_prompt
 from desktop_gym.train.adapters.episode import DesktopEpisode, EnvSource, describe_actions, task_rows
-from desktop_gym.train.adapters.standins import StandInGenerator
+from desktop_gym.train.adapters.standins import StandInGenerator, StandInSample
 from desktop_gym.train.prompts import system_prompt
+from desktop_gym.train.rollout import well_formed_checker
 
 TESTED_VERSION = "1.16.0"
 ROW_MARKER = "desktop-gym task: "
@@ -95,6 +109,21 @@ def desktop_reward(completions: list[Any], desktop_reward: list[float], **_: Any
     return [float(value) for value in desktop_reward]
 
 
+def desktop_step_reward(completions: list[Any], step_rewards: list[list[float]], **_: Any) -> list[float]:
+    """TRL reward function: the mean of ComputerRL's per-step rewards of each episode (0 for no steps)."""
+    if len(step_rewards) != len(completions):
+        raise ValueError(f"step_rewards has {len(step_rewards)} values for {len(completions)} completions")
+    return [sum(steps) / len(steps) if steps else 0.0 for steps in step_rewards]
+
+
+class Sampler(Protocol):
+    """What generates one answer: ``StandInGenerator`` over the trainer's model, or a scripted stand-in."""
+
+    def sample(self, prompt_ids: Sequence[int], max_new_tokens: int, temperature: float = 1.0) -> StandInSample:
+        """Continue ``prompt_ids`` by at most ``max_new_tokens`` tokens."""
+        ...
+
+
 class DesktopRolloutFunc:
     """A TRL ``rollout_func``: one desktop episode per prompt, generated with the trainer's model.
 
@@ -104,6 +133,9 @@ class DesktopRolloutFunc:
         max_new_tokens: tokens per answer at most.
         temperature: sampling temperature (0: greedy).
         tools: describe only these actions in the system prompt (see ``describe_actions``).
+        prefill: the start of every answer (``PromptConfig.prefill``), or None.
+        sampler: answers instead of the trainer's model (tests plug a scripted stand-in here); None
+            samples from ``trainer.model``.
     """
 
     def __init__(
@@ -113,6 +145,8 @@ class DesktopRolloutFunc:
         max_new_tokens: int = 32,
         temperature: float = 1.0,
         tools: Sequence[str] | None = None,
+        prefill: str | None = None,
+        sampler: Sampler | None = None,
     ) -> None:
         if not 1 <= max_turns <= MAX_TURNS_CAP:
             raise ValueError(f"max_turns must be in 1..{MAX_TURNS_CAP}, got {max_turns}")
@@ -121,54 +155,68 @@ class DesktopRolloutFunc:
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.tools = list(tools) if tools is not None else None
+        self.prefill = prefill or ""
+        self.sampler = sampler
         self.episode = DesktopEpisode(source)
         self.rewards: list[float] = []
+        self.step_rewards: list[list[float]] = []
+        self.actions: list[list[str]] = []
         self.verdicts: list[dict[str, Any] | None] = []
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         """Play one episode per prompt; returns TRL's fields plus ``env_mask`` and ``desktop_reward``."""
         tokenizer = trainer.processing_class
         model = trainer.model
-        generator = StandInGenerator(model, tokenizer)
-        out: dict[str, list[Any]] = {key: [] for key in ("prompt_ids", "completion_ids", "logprobs", "env_mask")}
-        out["desktop_reward"] = []
+        generator = self.sampler or StandInGenerator(model, tokenizer)
+        keys = ("prompt_ids", "completion_ids", "logprobs", "env_mask", "desktop_reward", "step_rewards")
+        out: dict[str, list[Any]] = {key: [] for key in keys}
         with _generation_mode(model):
             for prompt in prompts:
                 self._play(prompt, tokenizer, generator, out)
         return out
 
-    def _play(self, prompt: Any, tokenizer: Any, generator: StandInGenerator, out: dict[str, list[Any]]) -> None:
+    def _play(self, prompt: Any, tokenizer: Any, generator: Sampler, out: dict[str, list[Any]]) -> None:
         """One episode for ``prompt``, appended to ``out``."""
-        prompt_ids, completion, logprobs, mask = self._episode(prompt, tokenizer, generator)
+        prompt_ids, completion, logprobs, mask, actions = self._episode(prompt, tokenizer, generator)
+        well_formed = well_formed_checker(self.episode.env)
+        # ComputerRL's rule (desktop_gym.train.rewards.computerrl_rewards) on this episode's actions.
+        steps = [1.0 if self.episode.success and well_formed(action) else 0.0 for action in actions]
         out["prompt_ids"].append(prompt_ids)
         out["completion_ids"].append(completion)
         out["logprobs"].append(logprobs)
         out["env_mask"].append(mask)
         out["desktop_reward"].append(self.episode.reward)
+        out["step_rewards"].append(steps)
         self.rewards.append(self.episode.reward)
+        self.step_rewards.append(steps)
+        self.actions.append(actions)
         self.verdicts.append(self.episode.verifier)
 
     def _episode(
-        self, prompt: Any, tokenizer: Any, generator: StandInGenerator
-    ) -> tuple[list[int], list[int], list[float], list[int]]:
+        self, prompt: Any, tokenizer: Any, generator: Sampler
+    ) -> tuple[list[int], list[int], list[float], list[int], list[str]]:
         task_id, seed = parse_rollout_prompt(prompt)
         first = self.episode.start(task_id, seed)
         messages = [
             {"role": "system", "content": system_prompt(describe_actions([task_id], self.source, self.tools))},
             {"role": "user", "content": first},
         ]
-        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-        prompt_ids = list(tokenizer(text, add_special_tokens=False)["input_ids"])
+        # The prompt builder's prefill, rendered as the trainer's own model path renders it.
+        prompt_ids = list(
+            tokenizer(chat_prompt(tokenizer, messages, prefill=self.prefill), add_special_tokens=False)["input_ids"]
+        )
         completion: list[int] = []
         logprobs: list[float] = []
         mask: list[int] = []
+        actions: list[str] = []
         for _turn in range(self.max_turns):
             sample = generator.sample(prompt_ids + completion, self.max_new_tokens, temperature=self.temperature)
             completion += sample.token_ids
             logprobs += sample.logprobs
             mask += [1] * len(sample.token_ids)
-            answer = tokenizer.decode(sample.token_ids, skip_special_tokens=True).strip()
-            outcome = self.episode.act(answer or "DONE()")
+            answer = tokenizer.decode(sample.token_ids, skip_special_tokens=True)
+            actions.append((self.prefill + answer).strip() or "DONE()")
+            outcome = self.episode.act(actions[-1])
             if outcome.done:
                 break
             feedback = self._feedback_ids(tokenizer, outcome.text, ended=sample.finish_reason == "stop")
@@ -176,13 +224,12 @@ class DesktopRolloutFunc:
             logprobs += [0.0] * len(feedback)
             mask += [0] * len(feedback)
         self.episode.finish()
-        return prompt_ids, completion, logprobs, mask
+        return prompt_ids, completion, logprobs, mask, actions
 
-    @staticmethod
-    def _feedback_ids(tokenizer: Any, text: str, ended: bool) -> list[int]:
-        """The observation as a ChatML user turn, then the assistant turn opened again."""
+    def _feedback_ids(self, tokenizer: Any, text: str, ended: bool) -> list[int]:
+        """The observation as a ChatML user turn, then the assistant turn opened again (with the prefill)."""
         close = "" if ended else "<|im_end|>"
-        turn = f"{close}\n<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n"
+        turn = f"{close}\n<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n{self.prefill}"
         return list(tokenizer(turn, add_special_tokens=False)["input_ids"])
 
     def close(self) -> None:
