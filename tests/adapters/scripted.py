@@ -8,6 +8,10 @@ transformers stand-ins.
 from __future__ import annotations
 
 import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from desktop_gym.train.adapters.standins import StandInSample
@@ -76,3 +80,45 @@ class StandInScriptedModel:
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
         ids = ids[: max_new_tokens - 1] + [self.tokenizer.convert_tokens_to_ids("<|im_end|>")]
         return StandInSample(token_ids=ids, logprobs=[-0.1] * len(ids), finish_reason="stop")
+
+
+@contextmanager
+def scripted_endpoint(model: StandInScriptedModel, startup_timeout: float = 30.0) -> Iterator[str]:
+    """An OpenAI-compatible chat endpoint answering with ``model``'s scripted text; yields its base URL.
+
+    Each request is answered from its last user message (the observation holding the instruction).
+
+    Raises:
+        TimeoutError: the server did not start listening within ``startup_timeout`` seconds.
+    """
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def chat_completions(request: Request) -> JSONResponse:
+        body = await request.json()
+        users = [m.get("content") or "" for m in body["messages"] if m.get("role") == "user"]
+        text = model.answer(str(users[-1]))
+        message = {"role": "assistant", "content": text}
+        choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
+        usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        answer = {"id": "scripted", "object": "chat.completion", "created": int(time.time()), "model": body["model"]}
+        return JSONResponse({**answer, "choices": [choice], "usage": usage})
+
+    app = Starlette(routes=[Route("/v1/chat/completions", chat_completions, methods=["POST"])])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, name="scripted-endpoint", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            server.should_exit = True
+            raise TimeoutError(f"the scripted endpoint did not start listening within {startup_timeout}s")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}/v1"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import TASK_ID, TOOLS
+from .conftest import DEMO_TASK_ID, DEMO_TOOLS, TASK_ID, TOOLS
+from .scripted import StandInScriptedModel, scripted_endpoint
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples" / "verifiers_eval.py"
@@ -114,3 +115,26 @@ def test_run_eval_rolls_out_desktop_episodes_against_the_local_endpoint(open_dir
         roles = [node["message"]["role"] for node in trace["nodes"]]
         assert roles[:3] == ["system", "user", "assistant"]
         assert "Enter the number" in trace["nodes"][1]["message"]["content"]
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.timeout(CHILD_TIMEOUT + 60)
+def test_run_eval_gives_reward_one_to_the_correct_episode_and_zero_to_the_wrong_one(open_dir: Path) -> None:
+    scripted = StandInScriptedModel(wrong_episodes=frozenset({1}))
+    rows_path = open_dir / "rows.json"
+    args = [str(EXAMPLE), "--task", DEMO_TASK_ID, "--tools", *DEMO_TOOLS, "--episodes", "2", "--max-steps", "1"]
+    args += ["--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
+    with scripted_endpoint(scripted) as base_url:
+        result = run_outside_root([*args, "--base-url", base_url], open_dir, timeout=CHILD_TIMEOUT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert sorted(wrong for _, wrong in scripted.answers) == [False, True]
+    correct = {text for text, wrong in scripted.answers if not wrong}
+    traces = [json.loads(line) for path in (open_dir / "runs").rglob("traces.jsonl") for line in path.open()]
+    assert len(traces) == 2
+    for episode in traces:
+        (trace,) = episode["traces"]
+        answer = next(node["message"]["content"] for node in trace["nodes"] if node["message"]["role"] == "assistant")
+        # verifiers' trace reward is the task verifier's verdict on what the scripted answer did to the sheet.
+        assert trace["rewards"]["desktop_verifier"]["score"] == (1.0 if answer in correct else 0.0), trace["rewards"]
+    rows = json.loads(rows_path.read_text())
+    assert sorted(row["reward"] for row in rows) == [0.0, 1.0]
