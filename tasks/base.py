@@ -103,8 +103,7 @@ class Task:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "id" in cls.__dict__:
-            apply_family_row(cls)  # the class's row of tasks/metadata/<suite>.toml, if it has one
+        apply_family_row(cls)  # id and metadata from the row of tasks/metadata/<suite>.toml naming it, if any
         if "goal" in cls.__dict__:
             cls.instruction_template = cls.goal_frame.replace("{goal}", cls.goal)
         if "id" in cls.__dict__:

@@ -1,11 +1,12 @@
-"""The built-in task families' metadata as data: one TOML table per suite, one row per task.
+"""The built-in task families as data: one TOML table per suite, one row per task.
 
-``tasks/metadata/<suite>.toml`` holds a row ``[<name>]`` for the task ``<suite>.<name>``: the fields a
-family class would otherwise write as class attributes (its goal or whole instruction, oracle kinds,
-tags, apps, step budget, input file name, ...). ``Task`` fills a row in when the class with that
-``id`` is created, so a family's Python class carries only its behaviour (sampling, setup, check,
-oracles, perturbation) and the suite's metadata reads as one table. A class without a row (a
-third-party family, say) keeps its class attributes, as before.
+``tasks/metadata/<suite>.toml`` holds a row ``[<name>]`` for the task ``<suite>.<name>``: the class
+that implements it (``class = "families.calc_data:FixWrongValues"``, a module of ``desktop_gym.tasks``)
+and the fields a family class would otherwise write as class attributes (its goal or whole
+instruction, oracle kinds, tags, apps, step budget, input file name, ...). ``Task`` fills the id and
+the fields in when that class is created, so a family's Python class carries only its behaviour
+(sampling, setup, check, oracles, perturbation) and a suite's metadata reads as one table. A class
+without a row (a third-party family, say) sets ``id`` and its metadata as class attributes.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ else:  # pragma: no cover - the same parser, from PyPI
     import tomli as tomllib
 
 METADATA_DIR = Path(__file__).resolve().parent / "metadata"
+#: The package that a row's ``class`` (``"<module>:<class>"``) is relative to.
+CLASS_PACKAGE = "desktop_gym.tasks"
 
 #: The fields a row may set, with the type each must have in the TOML file.
 ROW_FIELDS: dict[str, type] = {
+    "class": str,
     "instruction_template": str,
     "goal": str,
     "apps": list,
@@ -52,6 +56,9 @@ def _checked_row(path: Path, name: str, row: object) -> dict[str, Any]:
         if kind is list and not all(isinstance(item, str) for item in value):
             raise TaskError(f"{where}: field {key!r} must list strings, not {value!r}")
         fields[key] = tuple(value) if kind is list else value
+    module, colon, qualname = fields.get("class", "").partition(":")
+    if not (module and colon and qualname):
+        raise TaskError(f"{where}: field 'class' must be '<module>:<class>', not {fields.get('class')!r}")
     return fields
 
 
@@ -70,23 +77,35 @@ def read_table(path: Path) -> dict[str, dict[str, Any]]:
 
 
 @functools.cache
-def family_rows(metadata_dir: Path = METADATA_DIR) -> dict[str, dict[str, Any]]:
-    """Every row of the built-in tables, by task id (read once)."""
-    rows: dict[str, dict[str, Any]] = {}
+def family_rows(metadata_dir: Path = METADATA_DIR) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every row of the built-in tables, by the class it names: ``{"module:Class": (task id, fields)}``.
+
+    Raises:
+        TaskError: two rows name the same class.
+    """
+    rows: dict[str, tuple[str, dict[str, Any]]] = {}
     for path in sorted(metadata_dir.glob("*.toml")):
-        rows.update(read_table(path))
+        for task_id, fields in read_table(path).items():
+            where = f"{CLASS_PACKAGE}.{fields.pop('class')}"
+            if where in rows:
+                raise TaskError(f"{path.name}: [{task_id.partition('.')[2]}] names {where}, as {rows[where][0]} does")
+            rows[where] = (task_id, fields)
     return rows
 
 
 def apply_family_row(cls: type) -> None:
-    """Set the fields of the row for ``cls.id`` on ``cls`` (nothing when it has no row).
+    """Set ``id`` and the fields of the row naming ``cls`` on it (nothing when no row names it).
 
     Raises:
-        TypeError: the class also sets one of its row's fields itself (one source for each field).
+        TypeError: the class also sets its id or one of its row's fields itself (one source each).
     """
-    task_id = cls.__dict__["id"]
-    row = family_rows().get(task_id) if isinstance(task_id, str) else None
-    for key, value in (row or {}).items():
+    if not cls.__module__.startswith(f"{CLASS_PACKAGE}."):
+        return  # only built-in classes have rows: a third party's never loads the tables
+    found = family_rows().get(f"{cls.__module__}:{cls.__qualname__}")
+    if found is None:
+        return
+    task_id, fields = found
+    for key, value in {"id": task_id, **fields}.items():
         if key in cls.__dict__:
             raise TypeError(
                 f"task class {cls.__qualname__} ({task_id}): field {key!r} is set both in the class and in "

@@ -27,7 +27,6 @@ OBJECTS = ("steady growth", "lower costs", "a shorter backlog", "fewer defects",
 class CalcFillTotals(Task):
     """Fill a Total column with Q1 + Q2 per row in a real Calc document, then save it as xlsx."""
 
-    id = "starter.calc_fill_totals"
     path = "~/Documents/sales.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -83,7 +82,6 @@ class CalcFillTotals(Task):
 class WriterAppendParagraph(Task):
     """Append a given sentence as a new paragraph to a real Writer document, then save it."""
 
-    id = "starter.writer_append_paragraph"
     path = "~/Documents/report.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -120,8 +118,6 @@ class WriterAppendParagraph(Task):
 
 class TerminalWriteFile(Task):
     """Use a real terminal to create a folder and a file holding a given token."""
-
-    id = "starter.terminal_write_file"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         folder = f"reports_{rng.choice(WORDS)}"

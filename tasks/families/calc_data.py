@@ -42,8 +42,6 @@ def stock_rows(rng: np.random.Generator, rows: int) -> list[list[object]]:
 class FixWrongValues(CalcFamily):
     """Correct the stock counts the instruction names."""
 
-    id = "calc.fix_wrong_values"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = stock_rows(rng, int(rng.integers(5, 9)))
         wrong = sorted(int(i) for i in rng.choice(len(rows), size=int(rng.integers(1, 4)), replace=False))
@@ -76,8 +74,6 @@ class FixWrongValues(CalcFamily):
 
 class SortRows(CalcFamily):
     """Sort the table by one column, ascending or descending, keeping rows together."""
-
-    id = "calc.sort_rows"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = stock_rows(rng, int(rng.integers(5, 10)))
@@ -119,7 +115,6 @@ class SortRows(CalcFamily):
 class FindReplace(CalcFamily):
     """Replace a misspelt word everywhere in the sheet."""
 
-    id = "calc.find_replace"
     cities = (
         ("Sprngfield", "Springfield"),
         ("Rivervale", "Riverdale"),
@@ -164,8 +159,6 @@ class FindReplace(CalcFamily):
 class RemoveDuplicates(CalcFamily):
     """Delete exact duplicate rows, keeping each first occurrence and leaving no gaps."""
 
-    id = "calc.remove_duplicates"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         unique = [
             [name, str(rng.choice(REGIONS)), int(v)]
@@ -205,8 +198,6 @@ class RemoveDuplicates(CalcFamily):
 
 class TransposeRange(CalcFamily):
     """Write a transposed copy of a small table at a given cell."""
-
-    id = "calc.transpose"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         months = ["Jan", "Feb", "Mar", "Apr", "May"][: int(rng.integers(3, 6))]

@@ -20,8 +20,6 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun")
 class InsertChart(CalcFamily):
     """A chart of a given type and title over the table."""
 
-    id = "calc.insert_chart"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         months = list(MONTHS[: int(rng.integers(3, 7))])
         series = draw(rng, REGIONS, int(rng.integers(1, 3)))
@@ -63,8 +61,6 @@ class InsertChart(CalcFamily):
 
 class PivotTable(CalcFamily):
     """A pivot table summing one column by the values of another."""
-
-    id = "calc.pivot_table"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(6, 12))
@@ -136,8 +132,6 @@ class ExportFamily(CalcFamily):
 class SaveAsCsv(ExportFamily):
     """Export the sheet as CSV."""
 
-    id = "calc.save_as_csv"
-
     def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
         return verify_csv_rows(data, params["rows"], header=["Name", "Region", "Hours"], delimiter=",")
 
@@ -145,7 +139,6 @@ class SaveAsCsv(ExportFamily):
 class SaveAsOds(ExportFamily):
     """Save a copy in OpenDocument format."""
 
-    id = "calc.save_as_ods"
     suffix = ".ods"
 
     def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
@@ -181,11 +174,11 @@ class InfeasibleCalc(CalcFamily):
 
 
 class ExportPsd(InfeasibleCalc):
-    id = "calc.export_psd"
+    """Infeasible: Calc cannot write a layered Photoshop image."""
 
 
 class VbaButton(InfeasibleCalc):
-    id = "calc.vba_activex_button"
+    """Infeasible: an ActiveX button running a VBA macro that mails through Outlook."""
 
 
 EXPORT_FAMILIES = (InsertChart, PivotTable, SaveAsCsv, SaveAsOds)

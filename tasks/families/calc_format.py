@@ -56,7 +56,6 @@ PRODUCT_HEADER = ("Item", "Region", "Units", "Price")
 class NumberFormat(CalcFamily):
     """Show a column as percentages or as dollar amounts (GUI: Ctrl+Shift+5 / Ctrl+Shift+4)."""
 
-    id = "calc.number_format"
     kinds = {"percentages": ("%", "0.00%", "5"), "US dollar currency": ("$", "[$$-409]#,##0.00", "4")}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -107,8 +106,6 @@ class NumberFormat(CalcFamily):
 class BoldHeader(CalcFamily):
     """Make the header row bold (GUI: Name Box + Ctrl+B)."""
 
-    id = "calc.bold_header"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return {"rows": product_rows(rng, int(rng.integers(3, 7))), "header": "A1:D1"}
 
@@ -136,7 +133,6 @@ class BoldHeader(CalcFamily):
 class BackgroundColor(CalcFamily):
     """Fill a range with a named colour."""
 
-    id = "calc.background_color"
     colors = {"yellow": "#FFFF00", "light green": "#CCFFCC", "light blue": "#CCE5FF", "orange": "#FFA500"}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -161,8 +157,6 @@ class BackgroundColor(CalcFamily):
 
 class MergeTitle(CalcFamily):
     """Merge the title cells above a table."""
-
-    id = "calc.merge_title"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         width = int(rng.integers(3, 6))
@@ -197,8 +191,6 @@ class MergeTitle(CalcFamily):
 class ColumnWidth(CalcFamily):
     """Set a column to a given width in centimetres."""
 
-    id = "calc.column_width"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = product_rows(rng, int(rng.integers(3, 7)))
         for row in rows:
@@ -223,7 +215,6 @@ class ColumnWidth(CalcFamily):
 class ConditionalFormat(CalcFamily):
     """Highlight cells above (or below) a threshold with conditional formatting."""
 
-    id = "calc.conditional_format"
     relations = {"greater than": ("greater", "greaterThan"), "less than": ("less", "lessThan")}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

@@ -53,8 +53,6 @@ class FormulaColumn(CalcFamily):
 class FillFormulaColumn(FormulaColumn):
     """Revenue = Units x Price for every row, as formulas."""
 
-    id = "calc.fill_formula_column"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = int(rng.integers(4, 8))
         return {
@@ -79,7 +77,6 @@ class FillFormulaColumn(FormulaColumn):
 class SummaryRow(CalcFamily):
     """A row under the table with SUM or AVERAGE formulas per numeric column."""
 
-    id = "calc.summary_row"
     functions = {"sum": "SUM", "average": "AVERAGE"}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -130,7 +127,6 @@ class SummaryRow(CalcFamily):
 class VlookupPrices(FormulaColumn):
     """Fill unit prices from a price list on the same sheet with VLOOKUP."""
 
-    id = "calc.vlookup_prices"
     first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -171,7 +167,6 @@ class VlookupPrices(FormulaColumn):
 class IfPassFail(FormulaColumn):
     """Pass/Fail per score with IF and a threshold."""
 
-    id = "calc.if_pass_fail"
     first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -201,8 +196,6 @@ class IfPassFail(FormulaColumn):
 
 class GrandTotal(CalcFamily):
     """One formula computing the sum over rows of Qty x Unit price."""
-
-    id = "calc.grand_total"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = int(rng.integers(4, 9))

@@ -44,8 +44,6 @@ class SheetFamily(CalcFamily):
 class RenameSheet(SheetFamily):
     """Rename one sheet (GUI: double-click its tab, found in the accessibility tree)."""
 
-    id = "calc.rename_sheet"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(1, 4)) + 1)
         new = names.pop()
@@ -76,8 +74,6 @@ class RenameSheet(SheetFamily):
 class AddSheet(SheetFamily):
     """Add an empty sheet at the end."""
 
-    id = "calc.add_sheet"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(1, 4)) + 1)
         return {"sheet_names": names[:-1], "new": names[-1]}
@@ -94,8 +90,6 @@ class AddSheet(SheetFamily):
 
 class DeleteSheet(SheetFamily):
     """Delete one sheet."""
-
-    id = "calc.delete_sheet"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(2, 5)))
@@ -114,8 +108,6 @@ class DeleteSheet(SheetFamily):
 
 class CopyToSheet(CalcFamily):
     """Copy a block of one sheet to the top-left of another."""
-
-    id = "calc.copy_to_sheet"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

@@ -47,8 +47,6 @@ def people_rows(rng: np.random.Generator, count: int) -> list[list[object]]:
 class InsertRow(CalcFamily):
     """Insert a new row at a given position and fill it."""
 
-    id = "calc.insert_row"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(4, 8)) + 1)
         new = rows.pop()
@@ -97,8 +95,6 @@ class InsertRow(CalcFamily):
 class DeleteColumn(CalcFamily):
     """Delete the column with a given header."""
 
-    id = "calc.delete_column"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(4, 8)))
         index = int(rng.integers(1, len(HEADER) + 1))
@@ -131,8 +127,6 @@ class DeleteColumn(CalcFamily):
 class FreezePanes(CalcFamily):
     """Freeze the header rows (and optionally the first column)."""
 
-    id = "calc.freeze_panes"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows, columns = int(rng.integers(1, 3)), int(rng.integers(0, 2))
         what = f"the top {rows} row{'s' if rows > 1 else ''}" + (" and the first column" if columns else "")
@@ -154,8 +148,6 @@ class FreezePanes(CalcFamily):
 
 class AutoFilter(CalcFamily):
     """Turn on AutoFilter buttons over the whole table."""
-
-    id = "calc.autofilter"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(5, 10)))

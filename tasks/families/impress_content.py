@@ -38,7 +38,6 @@ FONT_SIZES = (20, 24, 28, 32, 36, 40, 48, 54, 60)  # 44 (the master's size) is l
 class AddBullets(SlideTask):
     """Append bullet points to the body of a content slide."""
 
-    id = "impress.add_bullets"
     first_slide = 2
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -85,8 +84,6 @@ class AddBullets(SlideTask):
 class SpeakerNotes(SlideTask):
     """Write speaker notes for one slide."""
 
-    id = "impress.speaker_notes"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         return {**params, "notes_text": str(rng.choice(NOTES))}
@@ -113,8 +110,6 @@ class SpeakerNotes(SlideTask):
 
 class InsertTextBox(SlideTask):
     """Add a text box holding a given text to a slide."""
-
-    id = "impress.insert_text_box"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -149,8 +144,6 @@ class InsertTextBox(SlideTask):
 
 class TitleFontSize(SlideTask):
     """Set the font size of one slide's title."""
-
-    id = "impress.title_font_size"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

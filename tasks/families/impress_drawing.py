@@ -27,8 +27,6 @@ SHAPES = {"rectangle": "rect", "ellipse": "ellipse"}  # ImpressTools kind -> Dra
 class InsertShape(SlideTask):
     """Draw a rectangle or an ellipse with a label on a slide."""
 
-    id = "impress.insert_shape"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         kind = str(rng.choice(list(SHAPES)))
@@ -83,8 +81,6 @@ def png_bytes(rng_colors: list[tuple[int, int, int]], size: tuple[int, int] = (1
 
 class InsertImage(SlideTask):
     """Insert a picture file (written by setup) into a slide."""
-
-    id = "impress.insert_image"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

@@ -33,8 +33,6 @@ TRANSITIONS = {
 class BackgroundColor(SlideTask):
     """Give one slide a solid background colour."""
 
-    id = "impress.background_color"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         name = str(rng.choice(list(COLORS)))
@@ -59,8 +57,6 @@ class BackgroundColor(SlideTask):
 class SlideTransition(SlideTask):
     """Set the transition effect of one slide."""
 
-    id = "impress.transition"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         effect = str(rng.choice(list(TRANSITIONS)))
@@ -84,8 +80,6 @@ class SlideTransition(SlideTask):
 class ExportPdf(DeckTask):
     """Export the deck as a PDF file."""
 
-    id = "impress.export_pdf"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         return {**params, "pdf_path": f"~/Documents/handout_{rng.choice(TOPICS).lower()}.pdf"}
@@ -102,8 +96,6 @@ class ExportPdf(DeckTask):
 
 class SaveAsOdp(DeckTask):
     """Save a copy of the deck in OpenDocument format after retitling the first slide."""
-
-    id = "impress.save_as_odp"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -125,8 +117,6 @@ class SaveAsOdp(DeckTask):
 
 class DeleteMissingSlide(DeckTask):
     """Infeasible: delete a slide whose title no slide has. Success only by declaring FAIL."""
-
-    id = "impress.delete_missing_slide"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

@@ -32,8 +32,6 @@ from .impress_gui import menu_path, saved_by_gui
 class AddSlide(DeckTask):
     """Append a slide with a given title."""
 
-    id = "impress.add_slide"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         unused = [t for t in TOPICS if t not in params["titles"]]
@@ -62,8 +60,6 @@ class AddSlide(DeckTask):
 
 class SetTitle(DeckTask):
     """Replace the title of one slide."""
-
-    id = "impress.set_title"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -97,7 +93,6 @@ class SetTitle(DeckTask):
 class DeleteSlide(SlideTask):
     """Delete the slide with a given title."""
 
-    id = "impress.delete_slide"
     first_slide = 2
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
@@ -115,8 +110,6 @@ class DeleteSlide(SlideTask):
 class DuplicateSlide(SlideTask):
     """Duplicate one slide; the copy follows the original."""
 
-    id = "impress.duplicate_slide"
-
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
         titles = list(p["titles"])
@@ -132,8 +125,6 @@ class DuplicateSlide(SlideTask):
 
 class MoveSlide(DeckTask):
     """Move a slide to another position."""
-
-    id = "impress.move_slide"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -178,7 +169,6 @@ LAYOUT_CHOICES = {
 class ChangeLayout(SlideTask):
     """Change the layout of one content slide."""
 
-    id = "impress.change_layout"
     first_slide = 2
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

@@ -75,8 +75,6 @@ class OfficeTransferTask(Task):
 class CsvToXlsxTotal(OfficeTransferTask):
     """CSV in the text editor -> a Calc spreadsheet with a Total row, saved as xlsx."""
 
-    id = "multi.csv_to_xlsx_total"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(3, 6))
@@ -119,8 +117,6 @@ class CsvToXlsxTotal(OfficeTransferTask):
 class CalcToWriterTable(OfficeTransferTask):
     """A Calc table -> a Writer table in a new document, saved as docx."""
 
-    id = "multi.calc_to_writer_table"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(3, 6))
@@ -158,8 +154,6 @@ class CalcToWriterTable(OfficeTransferTask):
 
 class TextToWriterParagraphs(OfficeTransferTask):
     """A text file in the editor -> a Writer document, one paragraph per line, the first a heading."""
-
-    id = "multi.text_to_writer"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1, WORDS)[0]

@@ -69,8 +69,6 @@ def outline_docx_bytes(title: str, sections: list[tuple[str, str]]) -> bytes:
 class ChartToSlide(OfficeTransferTask):
     """Calc data + its chart picture -> an Impress slide with the chart, a title and the best quarter."""
 
-    id = "multi.chart_to_slide"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         revenue = [int(v) for v in rng.choice(np.arange(40, 400), size=len(QUARTERS), replace=False) * 100]
@@ -129,8 +127,6 @@ class ChartToSlide(OfficeTransferTask):
 
 class HeadingsToSlides(OfficeTransferTask):
     """Writer outline headings -> one Impress slide per heading, titled with it."""
-
-    id = "multi.headings_to_slides"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

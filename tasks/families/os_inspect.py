@@ -20,8 +20,6 @@ CSV_COLUMNS = ("id", "name", "city", "score")
 class LargestFile(TerminalTask):
     """Find the largest file in a folder and write its name into a file."""
 
-    id = "os.largest_file"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 8))
         names = [f"{word}.log" for word in distinct_words(rng, count)]
@@ -60,8 +58,6 @@ class LargestFile(TerminalTask):
 
 class CsvColumn(TerminalTask):
     """Extract one column of a CSV file (without its header) into a text file with a command."""
-
-    id = "os.csv_column"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
@@ -105,8 +101,6 @@ class CsvColumn(TerminalTask):
 
 class CompressFolder(TerminalTask):
     """Pack a project folder into a gzip-compressed tar archive."""
-
-    id = "os.compress_folder"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         project, module, note = distinct_words(rng, 3, WORDS)

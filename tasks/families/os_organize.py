@@ -27,7 +27,6 @@ def _content(name: str) -> str:
 class SortByExtension(TerminalTask):
     """Move every file of ~/Downloads into a subfolder named after its extension."""
 
-    id = "os.sort_by_extension"
     folder = "~/Downloads"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -75,8 +74,6 @@ class SortByExtension(TerminalTask):
 
 class RenameByPattern(TerminalTask):
     """Rename IMG_<number>.jpg files to <place>_<number>.jpg, keeping the numbers."""
-
-    id = "os.rename_pattern"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         numbers = sorted(int(n) for n in rng.choice(np.arange(1, 9999), size=int(rng.integers(4, 7)), replace=False))

@@ -26,7 +26,6 @@ ROWS = range(2, 10)
 class EnterNumber(CalcFamily):
     """Enter a number into a named cell."""
 
-    id = "demo.enter_number"
     max_steps = 12  # the GUI oracle's Name Box walk; training envs set max_steps=1
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

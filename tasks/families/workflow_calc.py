@@ -28,8 +28,6 @@ HEADER = ("Item", "Units", "Region")
 class SalesReport(CalcFamily):
     """Sort a sales table, total it with a formula, bold the header and chart the units."""
 
-    id = "workflow.sales_report"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
         units = [int(value) for value in rng.choice(np.arange(5, 400), size=count, replace=False)]
@@ -89,8 +87,6 @@ NOTES = ("on leave", "new", "part time", "lead", "remote", "")
 
 class FilterSortExport(CalcFamily):
     """Drop a column, drop one region's rows, sort by name and export the rest as CSV."""
-
-    id = "workflow.filter_sort_export"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))

@@ -31,8 +31,6 @@ OPENING_NOTES = ("Welcome everyone and introduce the team.", "Start with the hea
 class DeckFinish(DeckTask):
     """Append a closing slide, colour every slide's background, set one transition everywhere, note slide 1."""
 
-    id = "workflow.deck_finish"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
             **sample_deck(rng, min_slides=3, max_slides=4),

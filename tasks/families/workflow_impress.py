@@ -26,8 +26,6 @@ NOTE_LINES = (
 class DeckReorganise(DeckTask):
     """Delete one slide, move another to the end, retitle the first and add speaker notes to the last."""
 
-    id = "workflow.deck_reorganise"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = sample_deck(rng, min_slides=5, max_slides=6)
         drop, move = (int(n) for n in rng.choice(np.arange(2, len(params["titles"])), size=2, replace=False))

@@ -28,7 +28,6 @@ ALIGNMENTS = ("left", "center", "right")
 class ReportLayout(WriterDocumentTask):
     """Title as heading 1, landscape pages, footer page numbers, a page break before the last paragraph."""
 
-    id = "workflow.report_layout"
     document = "~/Documents/report.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

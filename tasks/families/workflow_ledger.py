@@ -33,8 +33,6 @@ AVERAGE_FORMAT = "0.00"
 class GradeBook(CalcFamily):
     """Total two exam columns per student with formulas, average every column, format, rename the sheet."""
 
-    id = "workflow.grade_book"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
         rows = [
@@ -96,8 +94,6 @@ ALERT_FILL = "FFC7CE"  # Calc's "light red" for warnings
 class StockAlert(CalcFamily):
     """Drop the supplier column, flag low-stock rows with a fill, and freeze the header row."""
 
-    id = "workflow.stock_alert"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
         threshold = int(rng.integers(20, 60))
@@ -153,8 +149,6 @@ PRICE_FORMAT = "#,##0.00"
 
 class PriceList(CalcFamily):
     """Rename a supplier everywhere, sort by price from highest, and give the prices a two-decimal format."""
-
-    id = "workflow.price_list"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

@@ -39,8 +39,6 @@ class WorkflowTransfer(OfficeTransferTask):
 class OverspendMemo(WorkflowTransfer):
     """From a budget sheet, a memo listing only the departments over budget and the total overspend."""
 
-    id = "workflow.overspend_memo"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(4, 7))
@@ -105,8 +103,6 @@ class OverspendMemo(WorkflowTransfer):
 
 class OutlineToDeck(WorkflowTransfer):
     """A Writer outline -> an Impress deck: a title slide, then one slide per heading with its note as body."""
-
-    id = "workflow.outline_to_deck"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

@@ -31,7 +31,6 @@ CLOSING = "Next update in one week."
 class StatusTable(WriterDocumentTask):
     """Add a status table at the end, a page header, centre the heading, and a closing line below the table."""
 
-    id = "workflow.status_table"
     document = "~/Documents/status.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

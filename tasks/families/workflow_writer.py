@@ -33,8 +33,6 @@ CLOSINGS = (
 class MemoCleanup(WriterDocumentTask):
     """Centre the heading, bold a name, space one paragraph at 1.5 lines and append a closing line."""
 
-    id = "workflow.memo_cleanup"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 6)))
         target = int(rng.integers(0, len(params["paragraphs"])))

@@ -31,8 +31,6 @@ FIND_REPLACE = ("dialog", "Find and Replace")
 class InsertParagraphAfter(WriterDocumentTask):
     """Insert a given sentence as a new paragraph right after the paragraph that starts with given words."""
 
-    id = "writer.insert_paragraph_after"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(4, 7)))
         params["sentence"] = params["paragraphs"].pop()  # a distinct subject, so "starts with" stays unique
@@ -63,8 +61,6 @@ class InsertParagraphAfter(WriterDocumentTask):
 
 class InsertHeading(WriterDocumentTask):
     """Add a heading of a given level above the first paragraph of a document that has none."""
-
-    id = "writer.insert_heading"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)), heading=False)
@@ -100,8 +96,6 @@ class InsertHeading(WriterDocumentTask):
 class DeleteParagraph(WriterDocumentTask):
     """Delete the one paragraph that starts with given words, leaving the others untouched."""
 
-    id = "writer.delete_paragraph"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 6)))
         params["target"] = int(rng.integers(0, len(params["paragraphs"])))
@@ -130,8 +124,6 @@ REFERENCES = ("Project {w} depends on it.", "This matters for the {w} account.",
 
 class ReplaceWord(WriterDocumentTask):
     """Replace every occurrence of a name with another one (Find & Replace)."""
-
-    id = "writer.replace_word"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=4)
@@ -176,7 +168,6 @@ def replace_all_steps(find: str, replace: str, regex: bool = False) -> list[Any]
 class ReformatDates(WriterDocumentTask):
     """Rewrite every DD/MM/YYYY date as ISO YYYY-MM-DD (a regular-expression replace)."""
 
-    id = "writer.reformat_dates"
     FIND = "([0-9]{2})/([0-9]{2})/([0-9]{4})"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

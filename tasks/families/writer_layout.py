@@ -51,8 +51,6 @@ PRODUCTS = ("Apples", "Pears", "Plums", "Cherries", "Lemons", "Figs", "Kiwis", "
 class InsertTable(WriterDocumentTask):
     """Insert a table holding given data (header row + item rows) at the end of the document."""
 
-    id = "writer.insert_table"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(1, 4)))
         names = rng.choice(PRODUCTS, size=int(rng.integers(2, 5)), replace=False)
@@ -96,8 +94,6 @@ class InsertTable(WriterDocumentTask):
 class HeaderFooterText(WriterDocumentTask):
     """Put a given line of text into the page header or the page footer."""
 
-    id = "writer.header_footer_text"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
         label = str(rng.choice(("Prepared by the", "Reviewed by the", "Owned by the", "Distributed to the")))
@@ -122,8 +118,6 @@ class HeaderFooterText(WriterDocumentTask):
 
 class PageNumbers(WriterDocumentTask):
     """Show the page number on every page, in the footer or the header."""
-
-    id = "writer.page_numbers"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
@@ -154,8 +148,6 @@ MARGINS_CM = (1.0, 1.5, 2.0, 3.0)
 
 class PageSetup(WriterDocumentTask):
     """Turn the page to landscape and set all four margins."""
-
-    id = "writer.page_setup"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
@@ -196,8 +188,6 @@ class PageSetup(WriterDocumentTask):
 
 class RecolorMissingChart(WriterDocumentTask):
     """Infeasible: recolour a chart the document does not have; the right answer is to declare FAIL."""
-
-    id = "writer.infeasible_chart_color"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         chart = (

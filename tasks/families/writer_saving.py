@@ -29,8 +29,6 @@ from .writer_base import (
 class SaveAs(WriterDocumentTask):
     """Save a copy of the document as an OpenDocument text or export it as PDF."""
 
-    id = "writer.save_as"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
         file_format = str(rng.choice(("odt", "pdf")))

@@ -32,8 +32,6 @@ ALIGN_WORDS = {"center": "centred", "right": "right-aligned", "justify": "justif
 class FormatSentence(WriterDocumentTask):
     """Make one sentence (half of a paragraph) bold, italic or underlined, and nothing else."""
 
-    id = "writer.format_sentence"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=5)
         texts = params["paragraphs"]
@@ -68,8 +66,6 @@ class FormatSentence(WriterDocumentTask):
 
 class AlignParagraph(WriterDocumentTask):
     """Centre, right-align or justify one paragraph."""
-
-    id = "writer.align_paragraph"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 5)))
@@ -109,8 +105,6 @@ SIZES = (10, 12, 13, 14, 16, 18)
 class DocumentFont(WriterDocumentTask):
     """Set the font family and size of all the document's text, heading included."""
 
-    id = "writer.document_font"
-
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)))
         params.update(font=str(rng.choice(FONTS)), size=int(rng.choice(SIZES)))
@@ -145,8 +139,6 @@ class DocumentFont(WriterDocumentTask):
 
 class LineSpacing(WriterDocumentTask):
     """Set the line spacing of every paragraph (1.5 lines or double)."""
-
-    id = "writer.line_spacing"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)))
@@ -190,8 +182,6 @@ ITEMS = (
 
 class MakeList(WriterDocumentTask):
     """Turn the paragraphs after the introduction into a bulleted or numbered list."""
-
-    id = "writer.make_list"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=1)
