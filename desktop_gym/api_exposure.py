@@ -68,7 +68,7 @@ class ApiExposure:
         if self.api_scope == "all":
             return list(registry.TOOL_CLASSES)
         focused = [focused_app] if focused_app in registry.TOOL_CLASSES else []
-        return [*focused, *(app for app in registry.ALWAYS_OFFERED if app not in focused)]
+        return [*focused, *(app for app in registry.always_offered() if app not in focused)]
 
     def api_prompt(self, apps: Sequence[str]) -> str:
         """The prompt text of the offered APIs (the observation's ``api`` part)."""
@@ -142,7 +142,7 @@ class ApiExposure:
         if not isinstance(action, ApiCall) or self.api_scope == "all":
             return False
         try:
-            return registry.resolve_app(action.app_class) not in registry.ALWAYS_OFFERED
+            return registry.resolve_app(action.app_class) not in registry.always_offered()
         except registry.UnknownAppApiError:
             return False  # not one of ours: the guest's error names it
 

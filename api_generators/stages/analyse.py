@@ -54,12 +54,12 @@ def example_tasks(refs: list[str]) -> list[ExampleTask]:
 
 
 def registry_text(target: AppTarget) -> str:
-    """The APIs offered next to the target's (``registry.ALWAYS_OFFERED``) as prompt lines.
+    """The APIs offered next to the target's (``registry.always_offered()``) as prompt lines.
 
     Only those: an agent in the target app sees them, and the prompt stays the same when other
     apps' APIs grow. Deduplication still checks every registered class (:func:`existing_method`).
     """
-    classes = [registry.TOOL_CLASSES[app] for app in registry.ALWAYS_OFFERED if app != target.app]
+    classes = [registry.TOOL_CLASSES[app] for app in registry.always_offered() if app != target.app]
     return "\n".join(registry.prompt_text(cls) for cls in classes)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_gym.actions import APP_ALIASES, resolve_app_name
+from desktop_gym.actions import APP_ALIASES, ActionSet, ApiCall, resolve_app_name
+from desktop_gym.api_exposure import ApiExposure
 from desktop_gym.backends.xauth import x_authority
 from desktop_gym.env import OFFICE_APPS
 from desktop_gym.errors import TaskFileError
@@ -118,6 +119,19 @@ def test_an_app_added_through_the_table_joins_the_apis_and_the_task_schema(hello
     assert "hello" not in registry.TOOL_CLASSES
     with pytest.raises(TaskFileError, match=r"apps\[1\]: 'hello' is not one of"):
         validate_definition(task, "hello.json")
+
+
+def test_an_always_offered_app_registered_after_import_is_offered_with_every_focus() -> None:
+    assert "hello" not in registry.always_offered()
+    exposure = ApiExposure(ActionSet(), action_mode="hybrid", api_scope="focused")
+    register_app(AppSpec(key="hello", launch="none", always_offered=True, opens_files=False, tools=HelloTools))
+    try:
+        assert registry.always_offered() == registry.ALWAYS_OFFERED == ("os", "hello")
+        assert exposure.offered_apps("calc") == ["calc", "os", "hello"]
+        assert not exposure.needs_focus_check(ApiCall("HelloTools", "greeting", {"name": "Ada"}))
+    finally:
+        unregister_app("hello")
+    assert registry.ALWAYS_OFFERED == ("os",) and exposure.offered_apps("calc") == ["calc", "os"]
 
 
 def test_a_tiny_app_added_through_the_table(hello_app: AppSpec, desktop, tmp_path: Path) -> None:

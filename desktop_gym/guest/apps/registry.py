@@ -61,8 +61,19 @@ def _import_tools(entry_point: str) -> type:
 TOOL_CLASSES: Mapping[str, type] = _ToolClasses()
 """App name (as in ``AppLauncher``) -> its tool class, for the apps whose ``AppSpec`` has ``tools``."""
 
-ALWAYS_OFFERED = tuple(key for key, spec in APP_SPECS.items() if spec.always_offered and key in TOOL_CLASSES)
-"""APIs offered whatever app is focused (``AppSpec.always_offered``; they need no app, see :func:`uses_uno`)."""
+
+def always_offered() -> tuple[str, ...]:
+    """The apps whose APIs are offered whatever app is focused (``AppSpec.always_offered``; they need no
+    app, see :func:`uses_uno`), read from the table now, so an app registered after import is seen."""
+    return tuple(key for key, spec in APP_SPECS.items() if spec.always_offered and spec.tools is not None)
+
+
+def __getattr__(name: str) -> Any:
+    """``ALWAYS_OFFERED``: :func:`always_offered`, computed on each access."""
+    if name == "ALWAYS_OFFERED":
+        return always_offered()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DEFAULT_TIMEOUT_S = 10.0
 SLOW_METHODS = {"save": 30.0, "create_pivot_table": 20.0, "insert_chart": 20.0, "run_shell": 125.0}
