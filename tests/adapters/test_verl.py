@@ -10,11 +10,16 @@ import asyncio
 
 import pytest
 
-from desktop_gym.train.adapters.episode import SOURCE_VARIABLE
+from desktop_gym.train.adapters.episode import SOURCE_VARIABLE, EnvSource
 from desktop_gym.train.adapters.standins import StandInGenerator, StandInVerlServerManager
 
-from .conftest import SOURCE, TASK_ID
-from .scripted import oracle_turn
+from .conftest import DEMO_SOURCE, DEMO_TASK_ID, SOURCE, TASK_ID
+from .scripted import DEMO_PREFILL, StandInScriptedModel, oracle_turn
+from .vision import IMAGE_TOKEN, PIXELS, stand_in_vision_processor
+
+VISION_SOURCE = EnvSource(
+    options={**DEMO_SOURCE.options, "observation": ("instruction", "screenshot", "last_action_result")}
+)
 
 
 class ScriptedServerManager:
@@ -66,3 +71,71 @@ def test_registered_loop_plays_episodes_and_returns_agent_loop_output(smol, monk
             assert 0 in output.response_mask[spans[0][1] : spans[1][0]]
         tensors = output.as_dict()  # verl's own conversion into the batch fields
         assert tensors["rm_scores"][-1].item() == output.reward_score
+
+
+class ScriptedDemoServer:
+    """Answers with ``StandInScriptedModel``'s demo call (continuing the prefill), in verl's ``TokenOutput``
+    shape, and keeps the ``image_data`` verl's loop sent with each request."""
+
+    def __init__(self, tokenizer, model: StandInScriptedModel) -> None:
+        self.tokenizer, self.model = tokenizer, model
+        self.image_data: list = []
+
+    async def generate(self, request_id, *, prompt_ids, sampling_params, image_data=None, **_options):
+        from verl.workers.rollout.replica import TokenOutput
+
+        self.image_data.append(image_data)
+        text = self.model.answer(self.tokenizer.decode(prompt_ids))
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        ids += [self.tokenizer.convert_tokens_to_ids("<|im_end|>")]
+        return TokenOutput(token_ids=ids, log_probs=[-0.1] * len(ids))
+
+
+@pytest.mark.stage_adapters
+def test_vision_loop_carries_screenshots_and_prefill_and_the_verifier_judges(monkeypatch) -> None:
+    import numpy as np
+    import torch
+    from PIL import Image
+    from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
+
+    from desktop_gym.train.adapters.verl import local_agent_loop, verl_rows
+
+    tokenizer, processor = stand_in_vision_processor()
+    monkeypatch.setenv(SOURCE_VARIABLE, VISION_SOURCE.to_json())
+    monkeypatch.setenv("DESKTOP_GYM_PREFILL", DEMO_PREFILL)
+    scripted = StandInScriptedModel(prefill=DEMO_PREFILL, wrong_episodes=frozenset({1}))
+    server = ScriptedDemoServer(tokenizer, scripted)
+    rows = verl_rows([DEMO_TASK_ID], seeds=[0, 1])
+    sampling = {"temperature": 1.0, "top_p": 1.0, "logprobs": True}
+
+    async def run_both():
+        loops = [
+            local_agent_loop(server, tokenizer, response_length=128, hf_model_type="llava", processor=processor)
+            for _ in rows
+        ]
+        assert all(loop.vision and loop.prefill == DEMO_PREFILL for loop in loops)
+        return await asyncio.gather(
+            *(loop.run(dict(sampling), raw_prompt=row["prompt"], **row) for loop, row in zip(loops, rows, strict=True))
+        )
+
+    outputs = asyncio.run(run_both())
+    answers = dict(scripted.answers)
+    assert sorted(answers.values()) == [False, True]
+    for output in outputs:
+        prompt_text, response_text = tokenizer.decode(output.prompt_ids), tokenizer.decode(output.response_ids)
+        assert prompt_text.endswith(DEMO_PREFILL)  # the prompt builder's prefill opens the answer
+        (played,) = [text for text in answers if text[len(DEMO_PREFILL) :] in response_text]
+        # The verifier judged the action prefill + answer: the oracle's call earns 1, the value + 1 earns 0.
+        assert output.reward_score == (0.0 if answers[played] else 1.0), output.extra_fields
+        # The screenshot of the real desktop rides in verl's multi_modal_data, as the PIL image its code takes.
+        (image,) = output.multi_modal_data["images"]
+        assert isinstance(image, Image.Image) and image.size[0] >= 640 and image.size[1] >= 480
+        assert np.asarray(image).std() > 0  # a real screen, not a blank frame
+        assert output.prompt_ids.count(tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)) == (PIXELS // 14) ** 2
+    assert all(data is not None and len(data) == 1 for data in server.image_data)  # sent with each request
+    # verl's own worker step turns the output's images into the processor's pixel inputs.
+    worker = AgentLoopWorker.__new__(AgentLoopWorker)
+    worker.processor, worker.tokenizer, worker.mm_processor_kwargs = processor, tokenizer, None
+    output = outputs[0]
+    inputs = worker._compute_multi_modal_inputs(output, torch.tensor([output.prompt_ids + output.response_ids]))
+    assert tuple(inputs["pixel_values"].shape) == (1, 3, PIXELS, PIXELS)

@@ -54,6 +54,9 @@ _ENV_OPTION_NAMES = {
 SOURCE_VARIABLE = "DESKTOP_GYM_SOURCE"
 """Environment variable holding an :class:`EnvSource` as JSON, for trainers that build adapter objects
 without arguments (OpenRLHF's agent instances, verl's agent loops inside Ray workers)."""
+PREFILL_VARIABLE = "DESKTOP_GYM_PREFILL"
+"""Environment variable holding the start of every answer (``PromptConfig.prefill``, e.g.
+``CalcTools.set_cell_value(cell="``), for the same trainers."""
 
 
 class EpisodeNotRunningError(RuntimeError):
@@ -138,6 +141,13 @@ def source_from_environment() -> EnvSource:
     """The :class:`EnvSource` in ``$DESKTOP_GYM_SOURCE`` (an in-process desktop when unset)."""
     text = os.environ.get(SOURCE_VARIABLE)
     return EnvSource.from_json(text) if text else EnvSource()
+
+
+def screenshot_image(screenshot: Any) -> Any:
+    """A screenshot (an HxWx3 uint8 array, as observations carry it) as a PIL image (what VLM processors take)."""
+    from PIL import Image
+
+    return screenshot if isinstance(screenshot, Image.Image) else Image.fromarray(screenshot)
 
 
 def task_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict[str, Any]]:

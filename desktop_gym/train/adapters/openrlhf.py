@@ -33,17 +33,25 @@ import torch
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
 from desktop_gym.train.adapters.episode import (
+    PREFILL_VARIABLE,
     SOURCE_VARIABLE,
     DesktopEpisode,
     describe_actions,
+    screenshot_image,
     source_from_environment,
     task_rows,
 )
 from desktop_gym.train.prompts import system_prompt
 
 TESTED_VERSION = "0.11.2"
-__all__ = ["SOURCE_VARIABLE", "AgentExecutor", "DesktopAgentInstance", "openrlhf_rows", "parse_label"]
-PREFILL_VARIABLE = "DESKTOP_GYM_PREFILL"
+__all__ = [
+    "PREFILL_VARIABLE",
+    "SOURCE_VARIABLE",
+    "AgentExecutor",
+    "DesktopAgentInstance",
+    "openrlhf_rows",
+    "parse_label",
+]
 
 
 def openrlhf_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict[str, str]]:
@@ -100,9 +108,7 @@ class DesktopAgentInstance(AgentInstanceBase):
         feedback = "" if outcome.done else self._turn(outcome.text) + self.prefill
         images = None
         if outcome.screenshot is not None and not outcome.done:
-            from PIL import Image
-
-            images = [Image.fromarray(outcome.screenshot)]
+            images = [screenshot_image(outcome.screenshot)]
         return {
             "rewards": torch.tensor(outcome.reward if outcome.done else 0.0),
             "scores": torch.tensor(outcome.reward if outcome.done else 0.0),

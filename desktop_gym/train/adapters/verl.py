@@ -17,8 +17,19 @@ JSON: env options, or an env server address so the Ray workers hold only a thin 
 then the observation) with verl's Continuous Token builder, and then, each turn, asks verl's server
 manager for the answer (one sticky request id per trajectory), plays it as one action, and appends
 the next observation as a user turn. It returns verl's ``AgentLoopOutput``: prompt and response
-ids, the response mask (1 on model tokens, 0 on observation tokens), log-probabilities, the
-reward from the task's verifier, and the turn count. It does not use ``ToolAgentLoop`` (which
+ids, the response mask (1 on model tokens, 0 on observation and prefill tokens), log-probabilities,
+the reward from the task's verifier, and the turn count.
+
+Vision: when verl hands the loop a multimodal processor (a vision-language model) and the source's
+observation includes ``screenshot``, every user turn carries its screenshot as an image block
+(``{"type": "image", "image": <PIL image>}``, the form verl's VL token builder renders), the images
+go to ``server_manager.generate(image_data=...)``, and the output's ``multi_modal_data`` is
+``{"images": [...]}`` in turn order, which verl's worker turns into the processor's pixel inputs
+(``_compute_multi_modal_inputs``). The episode's ``max_steps`` caps the image count.
+
+Prefill: ``prefill`` (or ``$DESKTOP_GYM_PREFILL``) is the start of every answer, as
+``PromptConfig.prefill``: its tokens follow each opened assistant turn (mask 0), the model continues
+them, and the action played is ``prefill + answer``. It does not use ``ToolAgentLoop`` (which
 creates and releases a tool around every call and cuts tool answers to 256 tokens by default) nor
 the removed interactions API.
 
@@ -33,6 +44,7 @@ estimator can read. Real step-level GRPO runs in desktop-gym's own trainer.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from uuid import uuid4
@@ -40,9 +52,11 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
 from desktop_gym.train.adapters.episode import (
+    PREFILL_VARIABLE,
     DesktopEpisode,
     EnvSource,
     describe_actions,
+    screenshot_image,
     source_from_environment,
     task_rows,
 )
@@ -72,6 +86,7 @@ def local_agent_loop(
     prompt_length: int = 4096,
     response_length: int = 512,
     hf_model_type: str | None = "llama",
+    processor: Any = None,
 ) -> DesktopGymAgentLoop:
     """The loop built as verl's ``AgentLoopWorker`` builds it (registry entry + hydra), for local runs.
 
@@ -83,6 +98,7 @@ def local_agent_loop(
         prompt_length: verl's ``rollout.prompt_length``.
         response_length: verl's ``rollout.response_length`` (the whole multi-turn response).
         hf_model_type: the model's ``config.model_type`` (picks verl's token builder; SmolLM2 is llama).
+        processor: the model's multimodal processor (a vision-language model), or None.
     """
     import hydra
     from omegaconf import OmegaConf
@@ -96,7 +112,7 @@ def local_agent_loop(
         trainer_config=DictConfigWrap(config=config),
         server_manager=server_manager,
         tokenizer=tokenizer,
-        processor=None,
+        processor=processor,
         hf_model_type=hf_model_type,
         dataset_cls=RLHFDataset,
         data_config=DictConfigWrap(config.data),
@@ -124,13 +140,26 @@ class DesktopGymAgentLoop(AgentLoopBase):
     Args:
         *args, **kwargs: what verl's ``AgentLoopWorker`` passes every agent loop.
         source: where desktops come from (default: ``$DESKTOP_GYM_SOURCE``).
+        prefill: the start of every answer (default: ``$DESKTOP_GYM_PREFILL``, else none).
     """
 
-    def __init__(self, *args: Any, source: EnvSource | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, source: EnvSource | None = None, prefill: str | None = None, **kwargs: Any) -> None:
         kwargs.pop("tools", None)  # verl's ToolListWrap: this loop's actions come from the env
         super().__init__(*args, **kwargs)
         self.source = source or source_from_environment()
+        self.prefill = os.environ.get(PREFILL_VARIABLE, "") if prefill is None else prefill
+        self.prefill_ids: list[int] = (
+            list(self.tokenizer.encode(self.prefill, add_special_tokens=False)) if self.prefill else []
+        )
+        self.vision = self.processor is not None and "screenshot" in self.source.options["observation"]
         self.response_length = int(self.rollout_config.response_length)
+
+    def _user_message(self, text: str, screenshot: Any, images: list[Any]) -> dict[str, Any]:
+        """A user turn: text, with the screenshot as an image block (added to ``images``) in vision mode."""
+        if not self.vision or screenshot is None:
+            return {"role": "user", "content": text}
+        images.append(screenshot_image(screenshot))
+        return {"role": "user", "content": [{"type": "image", "image": images[-1]}, {"type": "text", "text": text}]}
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         """Play one episode of the row's task; see the module docstring for the output."""
@@ -147,8 +176,13 @@ class DesktopGymAgentLoop(AgentLoopBase):
         request_id = uuid4().hex
         first = await asyncio.to_thread(episode.start, task_id, seed)
         system = system_prompt(describe_actions([task_id], self.source), episode.prompt)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": first}]
-        token_ids = await self.ct_build_initial_tokens(messages)
+        images: list[Any] = []
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            self._user_message(first, episode.last_screenshot, images),
+        ]
+        token_ids = await self.ct_build_initial_tokens(messages, images=images or None)
+        token_ids = [*token_ids, *self.prefill_ids]  # the first prefill ends the prompt
         mask: list[int] = []
         logprobs: list[float] | None = [] if sampling_params.get("logprobs") else None
         spans: list[tuple[int, int]] = []
@@ -157,7 +191,10 @@ class DesktopGymAgentLoop(AgentLoopBase):
         while True:
             started = asyncio.get_running_loop().time()
             output = await self.server_manager.generate(
-                request_id=request_id, prompt_ids=token_ids, sampling_params=sampling_params
+                request_id=request_id,
+                prompt_ids=token_ids,
+                sampling_params=sampling_params,
+                image_data=list(images) if images else None,
             )
             metrics["generate_sequences"] += asyncio.get_running_loop().time() - started
             before = len(mask)
@@ -166,21 +203,25 @@ class DesktopGymAgentLoop(AgentLoopBase):
             )
             token_ids = merged.token_ids
             spans.append((before, len(mask)))
-            action = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
+            action = self.prefill + self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
             started = asyncio.get_running_loop().time()
             outcome = await asyncio.to_thread(episode.act, action)
             metrics["tool_calls"] += asyncio.get_running_loop().time() - started
             if outcome.done or len(mask) >= self.response_length:
                 break
             previous = [*messages, {"role": "assistant", "content": action}]
-            messages = [*previous, {"role": "user", "content": outcome.text}]
+            seen = len(images)
+            messages = [*previous, self._user_message(outcome.text, outcome.screenshot, images)]
             merged, new_mask, new_logprobs = await self.ct_merge_context_msg(
                 previous, messages, token_ids, mask, logprobs
             )
             turns += 2
-            if len(new_mask) >= self.response_length:
+            if len(new_mask) + len(self.prefill_ids) >= self.response_length:
+                del images[seen:]  # the turn is not in the output, nor its screenshot
                 break
-            token_ids, mask, logprobs = merged.token_ids, new_mask, new_logprobs
+            token_ids = [*merged.token_ids, *self.prefill_ids]
+            mask = [*new_mask, *[0] * len(self.prefill_ids)]
+            logprobs = [*new_logprobs, *[0.0] * len(self.prefill_ids)] if new_logprobs is not None else None
         reward = await asyncio.to_thread(episode.finish)
         # verl's convention: the response is the tail the mask covers (the builder may re-join boundaries).
         response_ids = token_ids[len(token_ids) - len(mask) :]
@@ -189,7 +230,7 @@ class DesktopGymAgentLoop(AgentLoopBase):
             response_ids=response_ids[: self.response_length],
             response_mask=mask[: self.response_length],
             response_logprobs=logprobs[: self.response_length] if logprobs else None,
-            multi_modal_data={},
+            multi_modal_data={"images": images} if images else {},
             reward_score=reward,
             num_turns=turns,
             metrics=AgentLoopMetrics(**metrics),
