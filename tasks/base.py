@@ -103,11 +103,15 @@ class Task:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        apply_family_row(cls)  # id and metadata from the row of tasks/metadata/<suite>.toml naming it, if any
+        in_table = apply_family_row(cls)  # id and metadata from the row of tasks/metadata/<suite>.toml naming it
         if "goal" in cls.__dict__:
             cls.instruction_template = cls.goal_frame.replace("{goal}", cls.goal)
         if "id" in cls.__dict__:
             _check_task_class(cls)
+        if in_table:  # a row is the registration: importing the family's module registers it
+            from .registry import register_task
+
+            register_task(cls)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         """Draw this episode's parameters from ``rng``."""

@@ -4,7 +4,7 @@
 that implements it (``class = "families.calc_data:FixWrongValues"``, a module of ``desktop_gym.tasks``)
 and the fields a family class would otherwise write as class attributes (its goal or whole
 instruction, oracle kinds, tags, apps, step budget, input file name, ...). ``Task`` fills the id and
-the fields in when that class is created, so a family's Python class carries only its behaviour
+the fields in when that class is created and registers it, so a family's Python class carries only its behaviour
 (sampling, setup, check, oracles, perturbation) and a suite's metadata reads as one table. A class
 without a row (a third-party family, say) sets ``id`` and its metadata as class attributes.
 """
@@ -29,16 +29,10 @@ CLASS_PACKAGE = "desktop_gym.tasks"
 
 #: The fields a row may set, with the type each must have in the TOML file.
 ROW_FIELDS: dict[str, type] = {
-    "class": str,
-    "instruction_template": str,
-    "goal": str,
-    "apps": list,
+    **dict.fromkeys(("class", "instruction_template", "goal", "file_name"), str),
+    **dict.fromkeys(("apps", "tags", "oracles"), list),
+    **dict.fromkeys(("needs_save", "infeasible"), bool),
     "max_steps": int,
-    "tags": list,
-    "needs_save": bool,
-    "infeasible": bool,
-    "oracles": list,
-    "file_name": str,
 }
 
 
@@ -93,17 +87,17 @@ def family_rows(metadata_dir: Path = METADATA_DIR) -> dict[str, tuple[str, dict[
     return rows
 
 
-def apply_family_row(cls: type) -> None:
-    """Set ``id`` and the fields of the row naming ``cls`` on it (nothing when no row names it).
+def apply_family_row(cls: type) -> bool:
+    """Set ``id`` and the fields of the row naming ``cls`` on it; False when no row names it.
 
     Raises:
         TypeError: the class also sets its id or one of its row's fields itself (one source each).
     """
     if not cls.__module__.startswith(f"{CLASS_PACKAGE}."):
-        return  # only built-in classes have rows: a third party's never loads the tables
+        return False  # only built-in classes have rows: a third party's never loads the tables
     found = family_rows().get(f"{cls.__module__}:{cls.__qualname__}")
     if found is None:
-        return
+        return False
     task_id, fields = found
     for key, value in {"id": task_id, **fields}.items():
         if key in cls.__dict__:
@@ -112,3 +106,4 @@ def apply_family_row(cls: type) -> None:
                 f"its row of {METADATA_DIR.name}/{task_id.partition('.')[0]}.toml"
             )
         setattr(cls, key, value)
+    return True

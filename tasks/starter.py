@@ -15,7 +15,6 @@ from ..verifiers import verify_docx_has_paragraph, verify_text_file, verify_xlsx
 from ..verifiers.result import VerifierResult
 from .artifacts import docx_bytes, xlsx_bytes
 from .base import Policy, ScriptedPolicy, Task, TaskContext
-from .registry import register_task
 
 ITEMS = ("Apples", "Pears", "Plums", "Cherries", "Lemons", "Figs", "Dates", "Kiwis", "Mangos", "Limes")
 WORDS = ("amber", "birch", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper")
@@ -147,9 +146,3 @@ class TerminalWriteFile(Task):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         word, number = params["token"].rsplit("-", 1)
         return {**params, "token": f"{word}-{int(number) + 1}"}
-
-
-STARTER_TASKS: tuple[type[Task], ...] = (CalcFillTotals, WriterAppendParagraph, TerminalWriteFile)
-
-for _task in STARTER_TASKS:
-    register_task(_task)

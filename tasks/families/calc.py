@@ -6,7 +6,6 @@ Importing this module registers every family; the themes live in ``calc_*`` modu
 from __future__ import annotations
 
 from ..base import Task
-from ..registry import register_task
 from .calc_data import DATA_FAMILIES
 from .calc_export import EXPORT_FAMILIES, INFEASIBLE_FAMILIES
 from .calc_format import FORMAT_FAMILIES
@@ -24,6 +23,3 @@ CALC_FAMILIES: tuple[type[Task], ...] = (
 )
 CALC_INFEASIBLE: tuple[type[Task], ...] = INFEASIBLE_FAMILIES
 CALC_TASK_IDS: tuple[str, ...] = tuple(family.id for family in (*CALC_FAMILIES, *CALC_INFEASIBLE))
-
-for _family in (*CALC_FAMILIES, *CALC_INFEASIBLE):
-    register_task(_family)

@@ -160,6 +160,3 @@ class TitleFontSize(SlideTask):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "size": int(rng.choice([s for s in FONT_SIZES if s != params["size"]]))}
-
-
-CONTENT_TASKS = (AddBullets, SpeakerNotes, InsertTextBox, TitleFontSize)

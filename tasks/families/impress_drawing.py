@@ -96,6 +96,3 @@ class InsertImage(SlideTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return saved_by_api(api_call("insert_image", slide=params["slide"], path=params["image"]))
-
-
-DRAWING_TASKS = (InsertShape, InsertImage)

@@ -130,6 +130,3 @@ class DeleteMissingSlide(DeckTask):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         # A title the deck does have: the request becomes feasible, so declaring FAIL would be wrong.
         return {**params, "missing": params["titles"][other_index(rng, len(params["titles"]), 1) - 1]}
-
-
-OUTPUT_TASKS = (BackgroundColor, SlideTransition, ExportPdf, SaveAsOdp, DeleteMissingSlide)

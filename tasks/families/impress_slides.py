@@ -189,6 +189,3 @@ class ChangeLayout(SlideTask):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "layout": other_choice(rng, list(LAYOUT_CHOICES), params["layout"])}
-
-
-SLIDE_TASKS = (AddSlide, SetTitle, DeleteSlide, DuplicateSlide, MoveSlide, ChangeLayout)

@@ -24,7 +24,6 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..artifacts import xlsx_bytes
 from ..base import Policy, ScriptedPolicy, Task, TaskContext, TaskSetupError
-from ..registry import register_task
 from .os_base import WORDS, distinct_words
 
 PRODUCTS = ("Stapler", "Notebook", "Marker", "Folder", "Scissors", "Envelope", "Ruler", "Eraser", "Binder", "Tape")
@@ -197,7 +196,3 @@ class TextToWriterParagraphs(OfficeTransferTask):
         index = int(rng.integers(1, len(lines)))
         lines[index] = next(s for s in SENTENCES if s not in lines)  # one line of another note
         return {**params, "lines": lines}
-
-
-for _task in (CsvToXlsxTotal, CalcToWriterTable, TextToWriterParagraphs):
-    register_task(_task)

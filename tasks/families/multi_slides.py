@@ -12,7 +12,6 @@ from ...verifiers import all_of, verify_pptx_shapes, verify_pptx_slide_titles, v
 from ...verifiers.result import VerifierResult
 from ..artifacts import FIXED_TIME, normalize_zip, xlsx_bytes
 from ..base import Policy, TaskContext
-from ..registry import register_task
 from .multi_office import OfficeTransferTask, in_new_document
 from .os_base import distinct_words
 
@@ -164,7 +163,3 @@ class HeadingsToSlides(OfficeTransferTask):
         headings = list(params["headings"])
         headings[int(rng.integers(len(headings)))] = next(t for t in TOPICS if t not in headings)
         return {**params, "headings": headings}
-
-
-for _task in (ChartToSlide, HeadingsToSlides):
-    register_task(_task)

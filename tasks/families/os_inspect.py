@@ -10,7 +10,6 @@ import numpy as np
 from ...verifiers import verify_tar_archive, verify_text_file
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from ..registry import register_task
 from .os_base import PLACES, WORDS, TerminalTask, distinct_words, shell_oracle, typed_commands
 
 FIRST_NAMES = ("Ada", "Alan", "Barbara", "Edsger", "Grace", "Ken", "Linus", "Margaret", "Niklaus", "Radia")
@@ -136,7 +135,3 @@ class CompressFolder(TerminalTask):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         # A plain (uncompressed) tar under the .tar.gz name: the verifier checks the compression.
         return {**params, "tar_flags": "-cf"}
-
-
-for _task in (LargestFile, CsvColumn, CompressFolder):
-    register_task(_task)

@@ -14,7 +14,6 @@ import numpy as np
 from ...verifiers import all_of, verify_directory_tree, verify_text_file
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from ..registry import register_task
 from .os_base import PLACES, TerminalTask, distinct_words, folder_listing, shell_oracle, typed_commands
 
 EXTENSIONS = ("pdf", "txt", "png", "csv")
@@ -108,7 +107,3 @@ class RenameByPattern(TerminalTask):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "place": next(p for p in PLACES if p != params["place"])}
-
-
-for _task in (SortByExtension, RenameByPattern):
-    register_task(_task)

@@ -16,7 +16,6 @@ import numpy as np
 
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from ..registry import register_task
 from .calc_base import CalcFamily, Rows, Step, api, gate_on_grid, name_box, type_text
 
 COLUMNS = "BCDEF"
@@ -52,6 +51,3 @@ class EnterNumber(CalcFamily):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "value": int(params["value"]) + 1}
-
-
-register_task(EnterNumber)

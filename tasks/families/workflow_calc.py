@@ -19,7 +19,6 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from ..registry import register_task
 from .calc_base import ITEMS, PEOPLE, REGIONS, SAVE, CalcFamily, Rows, api, draw, ints
 
 HEADER = ("Item", "Units", "Region")
@@ -127,9 +126,3 @@ class FilterSortExport(CalcFamily):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         others = [r for r in REGIONS if r != params["region"] and any(row[1] == r for row in params["rows"])]
         return {**params, "region": others[0] if others else next(r for r in REGIONS if r != params["region"])}
-
-
-WORKFLOW_CALC_FAMILIES = (SalesReport, FilterSortExport)
-
-for _family in WORKFLOW_CALC_FAMILIES:
-    register_task(_family)

@@ -19,7 +19,6 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from ..registry import register_task
 from .impress_deck import DeckTask, api_call, sample_deck, saved_by_api
 
 EFFECTS = ("fade", "push", "wipe", "cover")
@@ -66,9 +65,3 @@ class DeckFinish(DeckTask):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "effect": next(effect for effect in EFFECTS if effect != params["effect"])}
-
-
-WORKFLOW_DECK_FINISH_FAMILIES = (DeckFinish,)
-
-for _family in WORKFLOW_DECK_FINISH_FAMILIES:
-    register_task(_family)

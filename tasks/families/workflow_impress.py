@@ -12,7 +12,6 @@ import numpy as np
 from ...verifiers import all_of, verify_pptx_notes, verify_pptx_slide_titles
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from ..registry import register_task
 from .impress_deck import DONE, SAVE, DeckTask, api_call, sample_deck
 
 NOTE_LINES = (
@@ -70,9 +69,3 @@ class DeckReorganise(DeckTask):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "note": next(line for line in NOTE_LINES if line != params["note"])}
-
-
-WORKFLOW_IMPRESS_FAMILIES = (DeckReorganise,)
-
-for _family in WORKFLOW_IMPRESS_FAMILIES:
-    register_task(_family)

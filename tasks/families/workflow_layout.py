@@ -19,7 +19,6 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from ..registry import register_task
 from .writer_base import WriterDocumentTask, saved_by_api
 
 ALIGNMENTS = ("left", "center", "right")
@@ -60,9 +59,3 @@ class ReportLayout(WriterDocumentTask):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         others = [alignment for alignment in ALIGNMENTS if alignment != params["alignment"]]
         return {**params, "alignment": str(rng.choice(others))}
-
-
-WORKFLOW_LAYOUT_FAMILIES = (ReportLayout,)
-
-for _family in WORKFLOW_LAYOUT_FAMILIES:
-    register_task(_family)

@@ -23,7 +23,6 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from ..registry import register_task
 from .calc_base import ITEMS, PEOPLE, SAVE, CalcFamily, Rows, api, draw, ints
 
 TERMS = ("Autumn", "Spring", "Summer")
@@ -187,9 +186,3 @@ class PriceList(CalcFamily):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "new": f"{params['new']} Ltd"}
-
-
-WORKFLOW_LEDGER_FAMILIES = (GradeBook, StockAlert, PriceList)
-
-for _family in WORKFLOW_LEDGER_FAMILIES:
-    register_task(_family)

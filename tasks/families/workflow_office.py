@@ -22,7 +22,6 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..artifacts import xlsx_bytes
 from ..base import Policy, TaskContext
-from ..registry import register_task
 from .multi_office import DEPARTMENTS, OfficeTransferTask, in_new_document
 from .multi_slides import TOPICS, outline_docx_bytes
 from .os_base import distinct_words
@@ -143,9 +142,3 @@ class OutlineToDeck(WorkflowTransfer):
         notes = list(params["notes"])
         notes[int(rng.integers(len(notes)))] += " Draft."
         return {**params, "notes": notes}
-
-
-WORKFLOW_OFFICE_FAMILIES = (OverspendMemo, OutlineToDeck)
-
-for _family in WORKFLOW_OFFICE_FAMILIES:
-    register_task(_family)

@@ -19,7 +19,6 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from ..registry import register_task
 from .calc_base import PEOPLE
 from .writer_base import WriterDocumentTask, saved_by_api
 
@@ -68,9 +67,3 @@ class StatusTable(WriterDocumentTask):
         rows = [list(row) for row in params["rows"]]
         rows[0][2] = next(status for status in STATUSES if status != rows[0][2])
         return {**params, "rows": rows}
-
-
-WORKFLOW_STATUS_TABLE_FAMILIES = (StatusTable,)
-
-for _family in WORKFLOW_STATUS_TABLE_FAMILIES:
-    register_task(_family)

@@ -18,7 +18,6 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from ..registry import register_task
 from .writer_base import SUBJECTS, WriterDocumentTask
 
 CLOSINGS = (
@@ -70,9 +69,3 @@ class MemoCleanup(WriterDocumentTask):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         others = [closing for closing in CLOSINGS if closing != params["closing"]]
         return {**params, "closing": str(rng.choice(others))}
-
-
-WORKFLOW_WRITER_FAMILIES = (MemoCleanup,)
-
-for _family in WORKFLOW_WRITER_FAMILIES:
-    register_task(_family)

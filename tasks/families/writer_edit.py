@@ -11,7 +11,6 @@ from ...verifiers import all_of, verify_docx_paragraph_style
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from ..gui_script import GuiScript
-from ..registry import register_task
 from .writer_base import (
     DONE,
     KEYWORDS,
@@ -202,6 +201,3 @@ class ReformatDates(WriterDocumentTask):
 
 
 EDIT_TASKS = (InsertParagraphAfter, InsertHeading, DeleteParagraph, ReplaceWord, ReformatDates)
-
-for _task in EDIT_TASKS:
-    register_task(_task)

@@ -17,7 +17,6 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
-from ..registry import register_task
 from .writer_base import (
     KEYWORDS,
     Step,
@@ -210,6 +209,3 @@ LAYOUT_TASKS: tuple[type[Task], ...] = (
     PageSetup,
     RecolorMissingChart,
 )
-
-for _task in LAYOUT_TASKS:
-    register_task(_task)

@@ -11,7 +11,6 @@ from ...verifiers import all_of, verify_document_format, verify_document_text, v
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..gui_script import GuiScript
-from ..registry import register_task
 from .writer_base import (
     DONE,
     KEYWORDS,
@@ -82,6 +81,3 @@ class SaveAs(WriterDocumentTask):
 
 
 SAVING_TASKS = (SaveAs,)
-
-for _task in SAVING_TASKS:
-    register_task(_task)

@@ -11,7 +11,6 @@ from ...verifiers import all_of, verify_docx_alignment, verify_docx_font, verify
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from ..gui_script import GuiScript
-from ..registry import register_task
 from .writer_base import (
     DONE,
     SAVE,
@@ -213,6 +212,3 @@ class MakeList(WriterDocumentTask):
 
 
 STYLING_TASKS = (FormatSentence, AlignParagraph, DocumentFont, LineSpacing, MakeList)
-
-for _task in STYLING_TASKS:
-    register_task(_task)

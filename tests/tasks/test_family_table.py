@@ -103,9 +103,18 @@ def _make_class(monkeypatch: pytest.MonkeyPatch, fields: dict[str, object], body
     return type("Fake", (Task,), namespace)
 
 
-def test_a_row_sets_the_id_and_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
-    cls = _make_class(monkeypatch, {"goal": "Do {x}.", "oracles": ("api",)}, {"api_oracle": lambda self, p: None})
-    assert (cls.id, cls.instruction_template, cls.oracles) == ("mysuite.fake", "Do {x}.", ("api",))
+def test_a_row_sets_the_id_and_metadata_and_registers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gymnasium.envs.registration import registry as gym_registry
+
+    from desktop_gym.tasks import registry
+
+    try:
+        cls = _make_class(monkeypatch, {"goal": "Do {x}.", "oracles": ("api",)}, {"api_oracle": lambda self, p: None})
+        assert (cls.id, cls.instruction_template, cls.oracles) == ("mysuite.fake", "Do {x}.", ("api",))
+        assert registry.task_class_of("mysuite.fake") is cls
+    finally:
+        registry._TASKS.pop("mysuite.fake", None)
+        gym_registry.pop(registry.gym_id("mysuite.fake"), None)
 
 
 def test_a_field_in_both_class_and_row_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
