@@ -10,15 +10,43 @@ The supported annotations are ``int``, ``float``, ``str``, ``bool``, ``Literal[.
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 import types
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin
 
 from .errors import ActionParseError
 
 Point = tuple[float, float]
 """An ``[x, y]`` pair: pixels, or 0-1000 when the action set uses normalized coordinates."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One agent-facing argument of a GUI action or an app API method.
+
+    Attributes:
+        name: The argument's name.
+        annotation: Its type (one of the supported annotations above).
+        default: Its default, or ``inspect.Parameter.empty`` when required.
+        doc: Its text from the docstring's ``Args:`` section.
+        variadic: A ``*args`` parameter (actions only).
+        keyword_only: Given by name only.
+    """
+
+    name: str
+    annotation: Any
+    default: Any
+    doc: str
+    variadic: bool = False
+    keyword_only: bool = False
+
+    @property
+    def required(self) -> bool:
+        """Whether the argument has no default."""
+        return self.default is inspect.Parameter.empty
 
 
 class ArgumentError(ActionParseError):

@@ -18,6 +18,7 @@ from typing import Any, get_args, get_type_hints
 from desktop_gym.actions.types import ACTION_TYPES, Action, ActionParseError
 from desktop_gym.signatures import (
     ArgumentError,
+    Param,
     Point,
     check_arguments,
     function_tool_schema,
@@ -78,22 +79,6 @@ class ParseContext:
         if x is None or y is None:
             return None, None
         return self.coordinate("x", x), self.coordinate("y", y)
-
-
-@dataclass(frozen=True)
-class Param:
-    """One agent-facing argument of a spec."""
-
-    name: str
-    annotation: Any
-    default: Any
-    doc: str
-    variadic: bool = False
-    keyword_only: bool = False
-
-    @property
-    def required(self) -> bool:
-        return self.default is _REQUIRED
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
 from desktop_gym.signatures import (  # one docstring reader, one schema, for actions and app APIs
+    Param,
     check_arguments,
     function_tool_schema,
     parse_docstring,
@@ -53,20 +54,6 @@ def not_a_tool(method: F) -> F:
 
 
 @dataclass(frozen=True)
-class ToolParam:
-    """One argument of a tool method."""
-
-    name: str
-    annotation: Any
-    default: Any
-    doc: str
-
-    @property
-    def required(self) -> bool:
-        return self.default is _EMPTY
-
-
-@dataclass(frozen=True)
 class ToolMethod:
     """One agent-facing method of a tool class.
 
@@ -80,7 +67,7 @@ class ToolMethod:
 
     class_name: str
     name: str
-    params: tuple[ToolParam, ...]
+    params: tuple[Param, ...]
     summary: str
     returns: Any
 
@@ -145,7 +132,7 @@ def _build(tool_class: type, name: str, function: Callable[..., Any]) -> ToolMet
             raise TypeError(f"tool method {tool_class.__name__}.{name}: *args/**kwargs are not allowed")
         if param.name not in hints:
             raise TypeError(f"tool method {tool_class.__name__}.{name}: argument {param.name!r} has no type hint")
-        params.append(ToolParam(param.name, hints[param.name], param.default, arg_docs.get(param.name, "")))
+        params.append(Param(param.name, hints[param.name], param.default, arg_docs.get(param.name, "")))
     return ToolMethod(tool_class.__name__, name, tuple(params), summary, hints.get("return", Any))
 
 
