@@ -25,6 +25,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .a11y_grid import GridContents
+
 Box = tuple[int, int, int, int]
 
 A11Y_ENV: dict[str, str] = {"SAL_USE_VCLPLUGIN": "gtk3"}
@@ -281,11 +283,18 @@ def _visible_corners(node: Any, raw_box: Box | None, atspi: Any) -> tuple[int, i
     return 0, 0, min(rows, 10) - 1, min(cols, 10) - 1
 
 
-def _table_summary(node: Any, raw_box: Box | None, atspi: Any, deadline: float) -> str:
-    """Size, visible range, selection and non-empty visible cells, read through the Table interface."""
+def _table_summary(
+    node: Any, raw_box: Box | None, atspi: Any, deadline: float, grid_contents: GridContents | None = None
+) -> str:
+    """Size, visible range, selection and non-empty visible cells, read through the Table interface.
+
+    With ``grid_contents``, cells it does not name as holding content are not asked about (their
+    text is empty, so they add nothing); the summary is the same.
+    """
     if "Table" not in node.get_interfaces():
         return _managed_children(node, atspi)
     row0, col0, row1, col1 = _visible_corners(node, raw_box, atspi)
+    filled = _filled_cells(node, grid_contents, (row0, col0, row1, col1))
     first, last = node.get_accessible_at(row0, col0).get_name(), node.get_accessible_at(row1, col1).get_name()
     summary = f"{node.get_n_rows()}x{node.get_n_columns()} visible {first}:{last}"
     selected = node.get_n_selected_children() if "Selection" in node.get_interfaces() else 0
@@ -298,6 +307,8 @@ def _table_summary(node: Any, raw_box: Box | None, atspi: Any, deadline: float) 
         if read >= MAX_TABLE_CELLS_READ or len(cells) >= MAX_TABLE_CELLS_SHOWN or time.monotonic() > deadline:
             cells.append("...")
             break
+        if filled is not None and (row, col) not in filled:
+            continue
         cell = node.get_accessible_at(row, col)
         name, text = (cell.get_name() or "", _text_of(cell, "table cell", 40)) if cell else ("", "")
         if text and text != name:
@@ -305,6 +316,16 @@ def _table_summary(node: Any, raw_box: Box | None, atspi: Any, deadline: float) 
         elif name and cell and "Text" not in cell.get_interfaces():
             cells.append(_quote(name, 40))
     return summary + (" cells: " + " ".join(cells) if cells else " (visible cells empty)")
+
+
+def _filled_cells(
+    node: Any, grid_contents: GridContents | None, corners: tuple[int, int, int, int]
+) -> set[tuple[int, int]] | None:
+    """The non-empty cells among ``corners`` by ``grid_contents``, or None to read every cell."""
+    if grid_contents is None:
+        return None
+    parent = node.get_parent()
+    return grid_contents(parent.get_name() or "", node.get_name() or "", corners) if parent is not None else None
 
 
 def _managed_children(node: Any, atspi: Any) -> str:
@@ -344,6 +365,7 @@ def linearize_tree(
     timeout: float = DEFAULT_TIMEOUT_S,
     *,
     compact: bool = True,
+    grid_contents: GridContents | None = None,
 ) -> str:
     """Render the accessibility tree of every application, one line per node.
 
@@ -359,6 +381,8 @@ def linearize_tree(
             ``... truncated (timeout after N s)``: this function returns what it has, never raises.
         compact: Omit unnamed layout containers (panels, fillers...), separators and root panes;
             their children move up.
+        grid_contents: Names the non-empty visible cells of a spreadsheet grid (see
+            :mod:`a11y_grid`), so that only those are read; the text stays the same.
 
     Returns:
         The tree as text (``""`` when no application exposes a tree).
@@ -383,7 +407,7 @@ def linearize_tree(
             line = _format_line(visit, role, states, raw_box, name, text, visit.depth - len(hidden_depths))
             if "manages descendants" in states:
                 try:
-                    line += " {" + _table_summary(visit.node, raw_box, atspi, deadline) + "}"
+                    line += " {" + _table_summary(visit.node, raw_box, atspi, deadline, grid_contents) + "}"
                 except Exception as exc:  # noqa: BLE001 - the summary is best-effort, the line stays
                     line += f" {{summary failed: {type(exc).__name__}}}"
             lines.append(line)

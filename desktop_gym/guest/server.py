@@ -231,12 +231,27 @@ class GuestServicer(pb_grpc.GuestServicer):
             from . import a11y
         except ImportError as exc:
             raise NotImplementedError(f"accessibility support is not available ({exc})") from exc
+        from .a11y_grid import uno_grid_contents
+
         text = a11y.linearize_tree(
             visible_only=request.visible_only,
             max_nodes=request.max_nodes or None,
             timeout=request.timeout or 5.0,
+            grid_contents=uno_grid_contents(self._office_connections),
         )
         return pb.A11yTreeReply(text=text)
+
+    def _office_connections(self) -> list:
+        """The UNO connections of the running LibreOffice apps (one per office process)."""
+        found: list = []
+        for app in {info.app for info in self.launcher.apps() if info.alive}:
+            try:
+                connection = self.launcher.get(app).uno
+            except LookupError:  # it exited meanwhile
+                continue
+            if connection is not None and connection not in found:
+                found.append(connection)
+        return found
 
     @_rpc
     def ListWindows(self, request, context):

@@ -1,0 +1,187 @@
+"""The Calc grid's cheap path (UNO names the non-empty visible cells) gives the same tree text.
+
+One real Calc on a private X server and session bus, read in-process (libatspi binds one bus per
+process); the tree is read with and without :func:`a11y_grid.uno_grid_contents` after edits typed
+and set through UNO, a dialog, a second (unsaved) document, a window switch and a scroll.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from desktop_gym.guest import a11y, a11y_grid
+from desktop_gym.guest.apps import uno_bridge
+from desktop_gym.guest.input import InputController
+from desktop_gym.polling import poll_until
+
+from ..support.soffice import needs_desktop_tools, start_soffice, start_x_session, stop_all
+
+pytestmark = [needs_desktop_tools, pytest.mark.slow]
+
+STABLE_READS = 5
+
+
+class CountingGrid:
+    """The UNO grid contents, counting the answers it gave (so a test sees the cheap path ran)."""
+
+    def __init__(self, connection: uno_bridge.UnoConnection) -> None:
+        self._contents = a11y_grid.uno_grid_contents(lambda: [connection])
+        self.answers: list[set[tuple[int, int]]] = []
+
+    def __call__(self, document: str, table: str, corners: a11y_grid.Corners) -> set[tuple[int, int]] | None:
+        found = self._contents(document, table, corners)
+        if found is not None:
+            self.answers.append(found)
+        return found
+
+
+@pytest.fixture(scope="module")
+def office(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], uno_bridge.UnoConnection]]:
+    """Xvfb + openbox + private dbus + soffice --calc on grid.xlsx, with its UNO connection."""
+    import openpyxl
+
+    work = tmp_path_factory.mktemp("a11y-grid")
+    runtime = work / "run"
+    runtime.mkdir(mode=0o700)
+    procs: list[subprocess.Popen] = []
+    with pytest.MonkeyPatch.context() as patch:
+        try:
+            base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
+            env = start_x_session(runtime, base, procs)
+            for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
+                patch.setenv(key, env[key])
+            patch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
+            workbook = openpyxl.Workbook()
+            workbook.active.title = "Budget"
+            workbook.active["A1"], workbook.active["B1"], workbook.active["B2"] = "rent", 1200, 35
+            document = work / "grid.xlsx"
+            workbook.save(document)
+            soffice, pipe = start_soffice(work, document, env, cache_dir=work / "cache")
+            procs.append(soffice)
+            connection = uno_bridge.wait_for_uno(pipe, timeout=60)
+            _wait_tree(lambda tree: 'table "Sheet Budget"' in tree, "the Calc grid of grid.xlsx")
+            yield env, connection
+        finally:
+            stop_all(procs)
+
+
+def _wait_tree(condition: Any, what: str, timeout: float = 30) -> str:
+    def tree_if_ready() -> str | None:
+        tree = a11y.linearize_tree()
+        return tree if condition(tree) else None
+
+    return poll_until(tree_if_ready, timeout, what + " in the accessibility tree", retry_on=(a11y.A11yError,))
+
+
+def _assert_same_text(grid: CountingGrid) -> str:
+    """Read the tree in full and the cheap way; a difference fails once a third read confirms the full one."""
+    answers = len(grid.answers)
+    for _ in range(STABLE_READS):
+        full = a11y.linearize_tree()
+        cheap = a11y.linearize_tree(grid_contents=grid)
+        assert len(grid.answers) > answers, "the cheap path never answered (the tree read every cell)"
+        if cheap == full:
+            return full
+        if a11y.linearize_tree() == full:  # the desktop was still: a real difference
+            diff = "\n".join(difflib.unified_diff(full.splitlines(), cheap.splitlines(), "full", "cheap", lineterm=""))
+            pytest.fail(f"the cheap grid path changed the tree text:\n{diff}")
+    pytest.fail(f"the tree changed between reads {STABLE_READS} times in a row (the desktop never settled)")
+
+
+def _keys(env: dict[str, str], *keys: str, text: str = "", click: tuple[int, int] | None = None) -> None:
+    controller = InputController(env["DISPLAY"])
+    try:
+        if click:
+            controller.click(*click)
+        if text:
+            controller.type_text(text)
+        for key in keys:
+            controller.hotkey(key.split("+"))
+    finally:
+        controller.close()
+
+
+def _table_line(tree: str, document: str) -> str:
+    """The grid's line under the frame of ``document``."""
+    frame = tree.split(f'frame "{document} - LibreOffice Calc"', 1)[1]
+    return next(line for line in frame.splitlines() if line.lstrip().startswith('table "Sheet '))
+
+
+def _sheet(connection: uno_bridge.UnoConnection, url_end: str) -> Any:
+    document = next(doc for doc in connection.documents() if doc.getURL().endswith(url_end))
+    return document, document.getSheets().getByIndex(0)
+
+
+def test_cheap_grid_path_keeps_the_tree_text(office: tuple[dict[str, str], uno_bridge.UnoConnection]) -> None:
+    env, connection = office
+    grid = CountingGrid(connection)
+
+    # Edits: typed at the cursor, and set through UNO (long text, a formula, a cell holding its own name).
+    document, sheet = _sheet(connection, "grid.xlsx")
+    _keys(env, click=a11y.find_nodes("table", "Sheet Budget")[0].center)
+    document.getCurrentController().select(sheet.getCellRangeByName("A3"))
+    _wait_tree(lambda tree: 'text "" text="A3"' in tree, "the cursor in A3 (the Name Box)")
+    _keys(env, "Return", text="typed here")
+    sheet.getCellRangeByName("C3").setString("a text that is longer than forty characters, cut")
+    sheet.getCellRangeByName("D4").setFormula("=B1*2")
+    sheet.getCellRangeByName("E5").setString("E5")
+    sheet.getCellRangeByName("A8:L13").setDataArray(
+        tuple(tuple(float(r * 12 + c) for c in range(12)) for r in range(6))
+    )
+    _wait_tree(lambda tree: 'A3="typed here"' in tree, "the typed cell A3")
+    table = _table_line(_assert_same_text(grid), "grid.xlsx")
+    assert 'A1="rent" B1="1200"' in table and 'D4="2400"' in table, table
+    assert "E5=" not in table and table.endswith(" ...}"), table  # a cell showing its own name; the 50-cell cap
+    assert (2, 0) in grid.answers[-1] and (1, 1) in grid.answers[-1]
+
+    # A dialog over the document.
+    _keys(env, "ctrl+h")
+    _wait_tree(lambda tree: 'dialog "Find and Replace"' in tree, "the Find and Replace dialog")
+    _assert_same_text(grid)
+    _keys(env, "Escape")
+    _wait_tree(lambda tree: 'dialog "Find and Replace"' not in tree, "the Find and Replace dialog gone")
+
+    # A second, unsaved document takes the focus (its document node is named by its title).
+    second = connection.desktop.loadComponentFromURL("private:factory/scalc", "_blank", 0, ())
+    second.getSheets().getByIndex(0).getCellRangeByName("B3").setString("second")
+    _wait_tree(lambda tree: 'B3="second"' in tree, "the second document's B3")
+    _assert_same_text(grid)
+
+    # Back to the first window, scrolled far from A1.
+    frame = document.getCurrentController().getFrame()
+    frame.getContainerWindow().toFront()
+    frame.activate()
+    sheet.getCellRangeByName("AA300").setString("far away")
+    document.getCurrentController().select(sheet.getCellRangeByName("AA300"))
+    _wait_tree(lambda tree: 'AA300="far away"' in tree, "the scrolled-to cell AA300 of grid.xlsx")
+    table = _table_line(_assert_same_text(grid), "grid.xlsx")
+    assert 'AA300="far away"' in table and 'A1="rent"' not in table, table
+
+
+def test_unknown_documents_and_sheets_fall_back_to_reading_every_cell(
+    office: tuple[dict[str, str], uno_bridge.UnoConnection],
+) -> None:
+    _, connection = office
+    contents = a11y_grid.uno_grid_contents(lambda: [connection])
+    corners = (0, 0, 10, 10)
+    assert contents("file:///nowhere.xlsx - LibreOffice Spreadsheets", "Sheet Budget", corners) is None
+    assert contents("a Writer document", "Sheet Budget", corners) is None
+    url = next(doc.getURL() for doc in connection.documents() if doc.getURL().endswith("grid.xlsx"))
+    assert contents(f"{url} - LibreOffice Spreadsheets", "Sheet Nope", corners) is None
+    assert contents(f"{url} - LibreOffice Spreadsheets", "Table 1", corners) is None
+    assert (0, 0) in (contents(f"{url} - LibreOffice Spreadsheets", "Sheet Budget", corners) or set())
+    assert a11y_grid.uno_grid_contents(lambda: [])(f"{url} - LibreOffice Spreadsheets", "Sheet Budget", corners) is None
+
+
+def test_names_parse() -> None:
+    assert a11y_grid.document_key("file:///a b.xlsx - LibreOffice Spreadsheets") == "file:///a b.xlsx"
+    assert a11y_grid.document_key("Untitled 2 - LibreOffice Spreadsheets") == "Untitled 2"
+    assert a11y_grid.document_key("file:///a.odt - LibreOffice Documents") is None
+    assert a11y_grid.sheet_name("Sheet Sheet 1") == "Sheet 1"
+    assert a11y_grid.sheet_name("Budget") is None
