@@ -13,52 +13,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from ...guest.a11y_text import find_node, focused_with_ancestors
 from ...verifiers.result import VerifierResult
 from ..artifacts import workbook_bytes
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
 from ..gui_script import Computed, GuiScript, WaitFor, tree_of
-
-ITEMS = (
-    "Apples",
-    "Pears",
-    "Plums",
-    "Cherries",
-    "Lemons",
-    "Figs",
-    "Dates",
-    "Kiwis",
-    "Mangos",
-    "Limes",
-    "Grapes",
-    "Melons",
-    "Papayas",
-    "Quinces",
-    "Olives",
-    "Guavas",
-)
-REGIONS = ("North", "South", "East", "West")
-PEOPLE = (
-    "Ada",
-    "Boris",
-    "Chen",
-    "Dana",
-    "Emil",
-    "Farah",
-    "Gus",
-    "Hana",
-    "Ivan",
-    "Jorge",
-    "Kemal",
-    "Lena",
-    "Mira",
-    "Nils",
-    "Omar",
-    "Pia",
-)
-SHEET_WORDS = ("Budget", "Forecast", "Summary", "Ledger", "Archive", "Report", "Inventory", "Orders")
+from .samples import ITEMS, PEOPLE, REGIONS, SHEET_WORDS, column_letter, draw, ints  # noqa: F401 - re-exported
 
 SAVE = "CalcTools.save()"
 GUI_SAVE = 'hotkey(keys=["ctrl", "s"])'
@@ -88,23 +48,6 @@ def name_box(ref: str) -> list[Step]:
     """Steps selecting a cell or range through the Name Box (Ctrl+Shift+T, type, Enter), each keystroke
     gated on the focus it needs."""
     return [GRID_READY, hotkey("ctrl", "shift", "t"), NAME_BOX_READY, type_text(f"{ref}\n"), GRID_READY]
-
-
-def column_letter(index: int) -> str:
-    """0 -> ``"A"``."""
-    from openpyxl.utils.cell import get_column_letter
-
-    return get_column_letter(index + 1)
-
-
-def draw(rng: np.random.Generator, pool: Sequence[str], size: int) -> list[str]:
-    """``size`` distinct names from ``pool``, as plain ``str``."""
-    return [str(name) for name in rng.choice(pool, size=size, replace=False)]
-
-
-def ints(rng: np.random.Generator, low: int, high: int, size: int) -> list[int]:
-    """``size`` integers in [low, high), as plain ``int``."""
-    return [int(value) for value in rng.integers(low, high, size=size)]
 
 
 def find_box(tree: str, role: str, name: str) -> tuple[int, int, int, int] | None:

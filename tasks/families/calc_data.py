@@ -10,23 +10,8 @@ import numpy as np
 from ...verifiers import all_of, verify_sheet_table, verify_xlsx_sorted
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import (
-    GUI_SAVE,
-    ITEMS,
-    PEOPLE,
-    REGIONS,
-    SAVE,
-    CalcFamily,
-    Rows,
-    Step,
-    api,
-    column_letter,
-    draw,
-    hotkey,
-    ints,
-    name_box,
-    type_text,
-)
+from .calc_base import GUI_SAVE, SAVE, CalcFamily, Rows, Step, api, hotkey, name_box, type_text
+from .samples import ITEMS, PEOPLE, REGIONS, column_letter, draw, ints
 
 STOCK_HEADER = ("Item", "Region", "Stock", "Price")
 

@@ -12,7 +12,8 @@ from ...verifiers import all_of, verify_csv_rows, verify_sheet_table, verify_xls
 from ...verifiers._load import is_ods
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from .calc_base import ITEMS, PEOPLE, REGIONS, SAVE, CalcFamily, Rows, api, draw, ints
+from .calc_base import SAVE, CalcFamily, Rows, api
+from .samples import ITEMS, PEOPLE, REGIONS, draw, ints
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun")
 

@@ -20,21 +20,8 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import (
-    GUI_SAVE,
-    ITEMS,
-    REGIONS,
-    SAVE,
-    CalcFamily,
-    Rows,
-    Step,
-    api,
-    column_letter,
-    draw,
-    hotkey,
-    ints,
-    name_box,
-)
+from .calc_base import GUI_SAVE, SAVE, CalcFamily, Rows, Step, api, hotkey, name_box
+from .samples import ITEMS, REGIONS, column_letter, draw, ints
 
 # LibreOffice writes a column of w cm as about 4.05 * w Excel character units in xlsx (measured).
 CHARS_PER_CM = 4.05

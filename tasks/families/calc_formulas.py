@@ -10,7 +10,8 @@ import numpy as np
 from ...verifiers import all_of, verify_xlsx_cells, verify_xlsx_formulas
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import GUI_SAVE, ITEMS, PEOPLE, SAVE, CalcFamily, Rows, Step, api, draw, ints, name_box, type_text
+from .calc_base import GUI_SAVE, SAVE, CalcFamily, Rows, Step, api, name_box, type_text
+from .samples import ITEMS, PEOPLE, draw, ints
 
 
 def formula_and_value(

@@ -11,22 +11,8 @@ from ...verifiers import verify_sheet_table, verify_xlsx_sheet_names
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
 from ..gui_script import click_node
-from .calc_base import (
-    GUI_SAVE,
-    ITEMS,
-    SAVE,
-    SHEET_WORDS,
-    CalcFamily,
-    Rows,
-    Step,
-    api,
-    draw,
-    field_ready,
-    hotkey,
-    ints,
-    name_box,
-    type_text,
-)
+from .calc_base import GUI_SAVE, SAVE, CalcFamily, Rows, Step, api, field_ready, hotkey, name_box, type_text
+from .samples import ITEMS, SHEET_WORDS, draw, ints
 
 
 class SheetFamily(CalcFamily):

@@ -15,21 +15,8 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import (
-    GUI_SAVE,
-    PEOPLE,
-    REGIONS,
-    SAVE,
-    CalcFamily,
-    Rows,
-    Step,
-    api,
-    column_letter,
-    draw,
-    hotkey,
-    name_box,
-    type_text,
-)
+from .calc_base import GUI_SAVE, SAVE, CalcFamily, Rows, Step, api, hotkey, name_box, type_text
+from .samples import PEOPLE, REGIONS, column_letter, draw
 
 HEADER = ("Name", "Region", "Calls", "Sales")
 

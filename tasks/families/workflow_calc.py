@@ -19,7 +19,8 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import ITEMS, PEOPLE, REGIONS, SAVE, CalcFamily, Rows, api, draw, ints
+from .calc_base import SAVE, CalcFamily, Rows, api
+from .samples import ITEMS, PEOPLE, REGIONS, draw, ints
 
 HEADER = ("Item", "Units", "Region")
 

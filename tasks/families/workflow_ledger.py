@@ -23,7 +23,8 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import ITEMS, PEOPLE, SAVE, CalcFamily, Rows, api, draw, ints
+from .calc_base import SAVE, CalcFamily, Rows, api
+from .samples import ITEMS, PEOPLE, draw, ints
 
 TERMS = ("Autumn", "Spring", "Summer")
 AVERAGE_FORMAT = "0.00"

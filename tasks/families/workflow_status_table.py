@@ -19,7 +19,7 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .calc_base import PEOPLE
+from .samples import PEOPLE
 from .writer_base import WriterDocumentTask, saved_by_api
 
 STATUSES = ("done", "in progress", "blocked", "not started")
