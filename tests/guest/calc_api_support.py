@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import io
-import json
-import uuid
-from collections.abc import Iterator
-from typing import Any
 
 import openpyxl
 
 from desktop_gym.guest.client import GuestClient
+
+from .office_api_support import OfficeApi
 
 HEADER = ["Region", "Product", "Units", "Price"]
 ROWS = [
@@ -36,28 +34,10 @@ def workbook_bytes() -> bytes:
     return buffer.getvalue()
 
 
-def call(guest: GuestClient, method: str, **arguments: Any) -> Any:
-    """``CalcTools.<method>(**arguments)`` through the real CallApi RPC; the decoded result."""
-    return json.loads(guest.call_api("CalcTools", method, json.dumps(arguments)))
-
-
-def saved_copy(guest: GuestClient, suffix: str = ".xlsx") -> bytes:
-    """Save the live document through the API to a fresh file in the guest; return its bytes."""
-    path = call(guest, "save", path=f"~/api-saved/{uuid.uuid4().hex}{suffix}")
-    return guest.get_file(path)
+API = OfficeApi("CalcTools", "calc", ".xlsx", workbook_bytes)
+call, saved_copy, launched_calc = API.call, API.saved_copy, API.launched
 
 
 def saved_workbook(guest: GuestClient) -> openpyxl.Workbook:
     """The live document as openpyxl reads it after an API save as xlsx (the independent check)."""
     return openpyxl.load_workbook(io.BytesIO(saved_copy(guest)))
-
-
-def launched_calc(guest: GuestClient, name: str) -> Iterator[GuestClient]:
-    """Put the source workbook in the guest as ``~/<name>.xlsx``, open it in Calc, kill it after."""
-    guest.exec("mkdir -p ~/api-saved", shell=True)
-    path = guest.put_file(f"~/{name}.xlsx", workbook_bytes())
-    guest.launch_app("calc", path)
-    try:
-        yield guest
-    finally:
-        guest.kill_apps()

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 from PIL import Image
@@ -14,6 +11,8 @@ from pptx.oxml.ns import qn
 from pptx.util import Cm
 
 from desktop_gym.guest.client import GuestClient
+
+from .office_api_support import OfficeApi
 
 TITLE_SLIDE, TITLE_AND_CONTENT, BLANK = 0, 1, 6  # python-pptx default template layouts
 
@@ -36,22 +35,15 @@ def deck_bytes() -> bytes:
     return buffer.getvalue()
 
 
+API = OfficeApi("ImpressTools", "impress", ".pptx", deck_bytes)
+call, saved_copy, launched_impress = API.call, API.saved_copy, API.launched
+
+
 def png_bytes(width: int = 40, height: int = 20, color: tuple[int, int, int] = (255, 0, 0)) -> bytes:
     """A solid-colour PNG image."""
     buffer = io.BytesIO()
     Image.new("RGB", (width, height), color).save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-def call(guest: GuestClient, method: str, **arguments: Any) -> Any:
-    """``ImpressTools.<method>(**arguments)`` through the real CallApi RPC; the decoded result."""
-    return json.loads(guest.call_api("ImpressTools", method, json.dumps(arguments)))
-
-
-def saved_copy(guest: GuestClient, suffix: str = ".pptx") -> bytes:
-    """Save the live presentation through the API to a fresh file in the guest; return its bytes."""
-    path = call(guest, "save", path=f"~/api-saved/{uuid.uuid4().hex}{suffix}")
-    return guest.get_file(path)
 
 
 def saved_deck(guest: GuestClient) -> Any:
@@ -82,14 +74,3 @@ def transition_effect(slide: Any) -> str | None:
     if transition is None or len(transition) == 0:
         return None
     return transition[0].tag.split("}", 1)[1]
-
-
-def launched_impress(guest: GuestClient, name: str) -> Iterator[GuestClient]:
-    """Put the source deck in the guest as ``~/<name>.pptx``, open it in Impress, kill it after."""
-    guest.exec("mkdir -p ~/api-saved", shell=True)
-    path = guest.put_file(f"~/{name}.pptx", deck_bytes())
-    guest.launch_app("impress", path)
-    try:
-        yield guest
-    finally:
-        guest.kill_apps()

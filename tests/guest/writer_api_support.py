@@ -7,16 +7,14 @@ file's magic bytes (pdf), never through the UNO getters under test.
 from __future__ import annotations
 
 import io
-import json
 import re
-import uuid
-from collections.abc import Iterator
-from typing import Any
 
 import docx
 from docx.oxml.ns import qn
 
 from desktop_gym.guest.client import GuestClient
+
+from .office_api_support import OfficeApi
 
 TITLE = "Quarterly Report"
 PARAGRAPHS = [
@@ -40,32 +38,13 @@ def document_bytes() -> bytes:
     return buffer.getvalue()
 
 
-def call(guest: GuestClient, method: str, **arguments: Any) -> Any:
-    """``WriterTools.<method>(**arguments)`` through the real CallApi RPC; the decoded result."""
-    return json.loads(guest.call_api("WriterTools", method, json.dumps(arguments)))
-
-
-def saved_copy(guest: GuestClient, suffix: str = ".docx") -> bytes:
-    """Save the live document through the API to a fresh file in the guest; return its bytes."""
-    path = call(guest, "save", path=f"~/api-saved/{uuid.uuid4().hex}{suffix}")
-    assert path.endswith(suffix)
-    return guest.get_file(path)
+API = OfficeApi("WriterTools", "writer", ".docx", document_bytes)
+call, saved_copy, launched_writer = API.call, API.saved_copy, API.launched
 
 
 def saved_docx(guest: GuestClient) -> docx.document.Document:
     """The live document as python-docx reads it after an API save as docx."""
     return docx.Document(io.BytesIO(saved_copy(guest)))
-
-
-def launched_writer(guest: GuestClient, name: str) -> Iterator[GuestClient]:
-    """Put the source document in the guest as ``~/<name>.docx``, open it in Writer, kill it after."""
-    guest.exec("mkdir -p ~/api-saved", shell=True)
-    path = guest.put_file(f"~/{name}.docx", document_bytes())
-    guest.launch_app("writer", path)
-    try:
-        yield guest
-    finally:
-        guest.kill_apps()
 
 
 def list_format(document: docx.document.Document, paragraph: docx.text.paragraph.Paragraph) -> str | None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,3 +46,16 @@ def convert(sources: list[Path], target_format: str, workdir: Path, timeout: flo
             f"{completed.stdout} {completed.stderr}"
         )
     return produced
+
+
+def saved_bytes(document: Any) -> bytes:
+    """What python-docx, python-pptx or openpyxl writes for ``document`` (anything with ``save(file)``)."""
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def resaved(workdir: Path, name: str, data: bytes, target_format: str) -> bytes:
+    """``data`` written as ``workdir/name`` and re-saved by real LibreOffice as ``target_format`` (same name)."""
+    (workdir / name).write_bytes(data)
+    return convert([workdir / name], target_format, workdir)[name]

@@ -3,8 +3,6 @@ on what real LibreOffice writes (round trips through headless soffice)."""
 
 from __future__ import annotations
 
-import io
-
 import docx
 import pytest
 from docx.enum.text import WD_ALIGN_PARAGRAPH
@@ -20,15 +18,13 @@ from desktop_gym.verifiers import (
     verify_pdf_document,
 )
 
-from .libreoffice_convert import convert
+from .libreoffice_convert import convert, saved_bytes
 
 ITEMS = ["Book the room", "Send the agenda", "Order lunch"]
 
 
 def _save(document: docx.document.Document) -> bytes:
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(document)
 
 
 def list_docx(style: str) -> bytes:

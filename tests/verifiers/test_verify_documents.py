@@ -25,7 +25,7 @@ from desktop_gym.verifiers import (
     verify_docx_tables,
 )
 
-from .libreoffice_convert import convert
+from .libreoffice_convert import resaved, saved_bytes
 
 
 def build_document() -> bytes:
@@ -49,9 +49,7 @@ def build_document() -> bytes:
     section.left_margin, section.top_margin = Cm(2.5), Cm(1.5)
     section.header.paragraphs[0].text = "ACME Confidential"
     section.footer.paragraphs[0].text = "Page footer"
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(document)
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +60,7 @@ def report() -> bytes:
 @pytest.fixture(scope="module")
 def lo_report(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The report re-saved by LibreOffice Writer as docx."""
-    workdir = tmp_path_factory.mktemp("lo_docx")
-    (workdir / "report.docx").write_bytes(build_document())
-    return convert([workdir / "report.docx"], "docx:MS Word 2007 XML", workdir)["report.docx"]
+    return resaved(tmp_path_factory.mktemp("lo_docx"), "report.docx", build_document(), "docx:MS Word 2007 XML")
 
 
 def test_paragraph_and_text(report: bytes) -> None:

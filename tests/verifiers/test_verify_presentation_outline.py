@@ -18,7 +18,7 @@ from desktop_gym.verifiers import (
     verify_pptx_title_font_size,
 )
 
-from .libreoffice_convert import convert
+from .libreoffice_convert import convert, saved_bytes
 
 TITLES = ["Project Atlas Review", "Budget", "Hiring"]
 SLIDES = [
@@ -36,9 +36,7 @@ def drawn_deck() -> bytes:
     second.shapes.add_textbox(Cm(2), Cm(8), Cm(6), Cm(2)).text_frame.text = "Loose text"
     for run in third.shapes.title.text_frame.paragraphs[0].runs:
         run.font.size = Pt(36)
-    buffer = io.BytesIO()
-    deck.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(deck)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from pptx.util import Inches
 
 from desktop_gym.verifiers import presentations as decks
 
-from .libreoffice_convert import convert
+from .libreoffice_convert import resaved, saved_bytes
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 
@@ -35,9 +35,7 @@ def build_deck() -> bytes:
     second.shapes.add_picture(image, Inches(1), Inches(1))
     transition = etree.SubElement(second.element, f"{{{P_NS}}}transition")
     etree.SubElement(transition, f"{{{P_NS}}}fade")
-    buffer = io.BytesIO()
-    deck.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(deck)
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +46,7 @@ def deck() -> bytes:
 @pytest.fixture(scope="module")
 def lo_deck(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The deck re-saved by LibreOffice Impress as pptx."""
-    workdir = tmp_path_factory.mktemp("lo_pptx")
-    (workdir / "deck.pptx").write_bytes(build_deck())
-    return convert([workdir / "deck.pptx"], "pptx", workdir)["deck.pptx"]
+    return resaved(tmp_path_factory.mktemp("lo_pptx"), "deck.pptx", build_deck(), "pptx")
 
 
 def test_slide_count(deck: bytes) -> None:

@@ -28,7 +28,7 @@ from desktop_gym.verifiers import (
     verify_xlsx_sorted,
 )
 
-from .libreoffice_convert import convert
+from .libreoffice_convert import convert, saved_bytes
 
 ROWS = [("Apples", 10, 20), ("Pears", 30, 5), ("Plums", 7, 70), ("Figs", 12, 1)]
 
@@ -67,9 +67,7 @@ def build_workbook() -> openpyxl.Workbook:
 
 
 def save(workbook: openpyxl.Workbook) -> bytes:
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(workbook)
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,6 @@ tests check them on files LibreOffice saved)."""
 
 from __future__ import annotations
 
-import io
-
 import openpyxl
 import pytest
 from openpyxl.styles import PatternFill
@@ -15,6 +13,8 @@ from desktop_gym.verifiers.spreadsheet_format import (
     verify_xlsx_fill,
     verify_xlsx_merged_cells,
 )
+
+from .libreoffice_convert import saved_bytes
 
 
 def _book(fill: dict[str, str] | None = None, merged: list[str] | None = None) -> bytes:
@@ -27,9 +27,7 @@ def _book(fill: dict[str, str] | None = None, merged: list[str] | None = None) -
         sheet[ref].fill = PatternFill(fill_type="solid", fgColor=color)
     for cell_range in merged or []:
         sheet.merge_cells(cell_range)
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(workbook)
 
 
 def test_fill_passes_when_every_cell_has_the_colour():
@@ -81,9 +79,7 @@ def _conditional(operator: str = "greaterThan", value: str = "3", color: str = "
         sheet.append([number])
     rule = CellIsRule(operator=operator, formula=[value], fill=PatternFill(bgColor=color))
     sheet.conditional_formatting.add("A1:A6", rule)
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(workbook)
 
 
 def test_conditional_rule_checks_operator_value_range_and_fill():

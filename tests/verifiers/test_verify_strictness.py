@@ -30,7 +30,7 @@ from desktop_gym.verifiers import (
     verify_xlsx_sorted,
 )
 
-from .libreoffice_convert import convert
+from .libreoffice_convert import convert, saved_bytes
 
 # LibreOffice's ascending order for a column mixing numbers and text: numbers first, then text.
 CALC_SORTED_MIXED = [1, 5, 10, "apple", "Banana"]
@@ -38,9 +38,7 @@ RED = PatternFill(start_color="FFFF0000", end_color="FFFF0000", fill_type="solid
 
 
 def _save(workbook: openpyxl.Workbook) -> bytes:
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(workbook)
 
 
 def _sorted_book() -> openpyxl.Workbook:
@@ -141,9 +139,7 @@ def _rewrite(data: bytes, part: str, old: bytes, new: bytes) -> bytes:
 
 
 def _docx_bytes(document: docx.document.Document) -> bytes:
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
+    return saved_bytes(document)
 
 
 def test_a_calc_sort_of_numbers_and_text_passes_and_text_order_is_an_option(saved: dict[str, bytes]) -> None:
