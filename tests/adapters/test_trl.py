@@ -7,9 +7,17 @@ import pickle
 
 import pytest
 
-from desktop_gym.train.adapters.trl import DesktopGymSpec, environment_class, with_tool_chat_template
+from desktop_gym.train.adapters.episode import EnvSource
+from desktop_gym.train.adapters.trl import (
+    TOOL_CALL_PREFILL,
+    DesktopGymSpec,
+    environment_class,
+    with_tool_chat_template,
+)
 
-from .conftest import SOURCE, TASK_ID, TOOLS, cpu_grpo_args
+from .conftest import DEMO_SOURCE, DEMO_TASK_ID, DEMO_TOOLS, SOURCE, TASK_ID, TOOLS, cpu_grpo_args
+from .scripted import demo_answer
+from .vision import IMAGE_TOKEN, PIXELS, stand_in_vision_processor
 
 
 def test_environment_class_pickles_without_a_desktop_and_exposes_only_the_chosen_tools() -> None:
@@ -53,3 +61,76 @@ def test_grpo_trainer_runs_two_steps_on_real_desktops_with_verifier_rewards(smol
             assert env.episode.verifier is not None  # the verifier judged the desktop
     logged_mean = sum(entry[f"rewards/{spec.env_class.__name__}/mean"] for entry in logged) / 2
     assert math.isclose(logged_mean, sum(episodes) / 4, abs_tol=1e-6)
+
+
+@pytest.mark.stage_adapters
+def test_prefilled_tool_template_opens_every_turn_with_the_call_and_trl_parses_it() -> None:
+    from trl.chat_template_utils import parse_response
+
+    tokenizer, _ = stand_in_vision_processor()  # a fresh SmolLM2 tokenizer (the template is changed in place)
+    tokenizer = with_tool_chat_template(tokenizer, prefill=TOOL_CALL_PREFILL)
+    env = environment_class([DEMO_TASK_ID], DEMO_SOURCE, tools=DEMO_TOOLS)()
+    from transformers.utils import get_json_schema
+
+    tools = [get_json_schema(env.CalcTools__set_cell_value)]
+    chat = [{"role": "user", "content": "Enter the number 7 into cell B2."}]
+    prompt = tokenizer.apply_chat_template(chat, tools=tools, add_generation_prompt=True, tokenize=False)
+    assert prompt.endswith("<|im_start|>assistant\n" + TOOL_CALL_PREFILL)
+    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    rest = 'CalcTools__set_cell_value", "arguments": {"cell": "B2", "value": 7}}\n</tool_call><|im_end|>'
+    parsed = parse_response(
+        tokenizer, tokenizer(rest, add_special_tokens=False)["input_ids"], prefix=prompt_ids, tools=tools
+    )
+    (call,) = parsed["tool_calls"]  # TRL's parser reads the prefilled start of the call from the prompt
+    assert call["function"] == {"name": "CalcTools__set_cell_value", "arguments": {"cell": "B2", "value": 7}}
+    # After a tool answer, the template opens the next assistant turn with the prefill again.
+    turn = [
+        *chat,
+        {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": call["function"]}]},
+    ]
+    turn.append({"role": "tool", "name": "CalcTools__set_cell_value", "content": "ok"})
+    assert tokenizer.apply_chat_template(turn, tools=tools, add_generation_prompt=True, tokenize=False).endswith(
+        "<|im_start|>assistant\n" + TOOL_CALL_PREFILL
+    )
+    with pytest.raises(ValueError, match="prefill"):
+        with_tool_chat_template(tokenizer, prefill="{{ evil }}")
+
+
+@pytest.mark.stage_adapters
+def test_vision_environment_returns_screenshots_as_trl_image_blocks_and_the_verifier_judges() -> None:
+    from PIL import Image
+    from trl.data_utils import prepare_multimodal_messages
+
+    source = EnvSource(options={**DEMO_SOURCE.options, "observation": ("instruction", "screenshot")})
+    env = environment_class([DEMO_TASK_ID], source, tools=DEMO_TOOLS, vision=True)()
+    try:
+        first = env.reset(task_id=DEMO_TASK_ID, seed=0)
+        texts = [block["text"] for block in first if block["type"] == "text"]
+        feedback = env.CalcTools__set_cell_value(**_call_arguments(demo_answer(texts[0], wrong=False)))
+        reward = env.get_reward()
+    finally:
+        env._close()
+    assert reward == 1.0, env.episode.verifier  # the oracle's call, judged by the task verifier
+    images = [block["image"] for blocks in (first, feedback) for block in blocks if block["type"] == "image"]
+    assert len(images) == 2 and all(isinstance(image, Image.Image) for image in images)
+    assert images[0].size[0] >= 640 and images[0].size[1] >= 480
+    # TRL's prompt shape: the reset blocks join the user turn, the tool answer is a multimodal tool message.
+    chat = [
+        {"role": "user", "content": [{"type": "text", "text": "Task:"}, *first]},
+        {"role": "tool", "name": "CalcTools__set_cell_value", "content": feedback},
+    ]
+    chat = prepare_multimodal_messages(chat)
+    tokenizer, processor = stand_in_vision_processor()
+    text = processor.apply_chat_template(chat, tokenize=False)
+    inputs = processor(text=[text], images=images, return_tensors="pt")
+    assert tuple(inputs["pixel_values"].shape) == (2, 3, PIXELS, PIXELS)
+    image_id = tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+    assert int((inputs["input_ids"] == image_id).sum()) == 2 * (PIXELS // 14) ** 2
+
+
+def _call_arguments(call: str) -> dict:
+    """``{"cell": ..., "value": ...}`` from ``CalcTools.set_cell_value(cell="B2", value=7)``."""
+    import re
+
+    cell, value = re.fullmatch(r'CalcTools\.set_cell_value\(cell="(\w+)", value=(\d+)\)', call).groups()
+    return {"cell": cell, "value": int(value)}

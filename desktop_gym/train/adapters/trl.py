@@ -14,16 +14,27 @@ environment class is built from the same tool schemas the env offers (GUI action
 so what the model may call never drifts from what the desktop runs. The class holds only an
 :class:`EnvSource` (an address or env options) and connects on its first ``reset``, so it pickles
 for TRL's async trainer. ``reset(task_id, seed)`` returns the instruction and first observation as
-text; each tool answers with the next observation (plus the screenshot as an image block when
-``vision=True``, for vision-language models); ``get_reward()`` is the task verifier's score.
+text; each tool answers with the next observation; ``get_reward()`` is the task verifier's score.
+
+Vision (``vision=True``, for vision-language models; the source's observation must include
+``screenshot``): ``reset`` and every tool return content blocks, the screenshot as
+``{"type": "image", "image": <PIL image>}`` next to the text block, the multimodal tool response
+TRL 1.16.0 passes through to the processor (it collects the images of ``"image"`` blocks).
+
+Prefill: ``with_tool_chat_template(tokenizer, prefill=TOOL_CALL_PREFILL)`` makes the chat template
+open every assistant turn with the start of a tool call (``<tool_call>\n{"name": "``), the
+prompt builder's prefill in tool-call form; TRL's response parser reads the prompt's tail
+(``parse_response(..., prefix=prompt_ids)``), so the prefilled call still parses.
 
 TRL scores a whole trajectory with one scalar: step-level GRPO (ComputerRL's rewards per step)
-needs desktop-gym's own trainer or a ``rollout_func``; this adapter does not provide the latter.
+needs desktop-gym's own trainer; ``desktop_gym.train.adapters.trl_rollout`` forwards per-step
+rewards, but TRL still applies one advantage per sequence.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, Union
 
@@ -32,11 +43,15 @@ from desktop_gym.train.adapters.episode import (
     DesktopEpisode,
     EnvSource,
     EpisodeNotRunningError,
+    screenshot_image,
     task_rows,
     tool_schemas,
 )
 
 TESTED_VERSION = "1.16.0"
+TOOL_CALL_PREFILL = '<tool_call>\n{"name": "'
+"""The start of a Qwen2.5-style tool call: the prefill for :func:`with_tool_chat_template`."""
+_GENERATION_PROMPT = "{{- '<|im_start|>assistant\\n' }}"
 _JSON_TYPES: dict[str, Any] = {
     "string": str,
     "integer": int,
@@ -112,15 +127,15 @@ class DesktopToolEnv:
         # The class is built at run time, so pickle its recipe (task ids, source) and rebuild it on load.
         return (_restore_environment, (self._build_args, self.__dict__))
 
-    def reset(self, task_id: str, seed: int = 0, **_row: Any) -> str:
-        """Start the row's task on the desktop; the text is appended to the prompt.
+    def reset(self, task_id: str, seed: int = 0, **_row: Any) -> str | list[dict[str, Any]]:
+        """Start the row's task on the desktop; the text (and, with vision, the screenshot) joins the prompt.
 
         Args:
             task_id: the task of the dataset row.
             seed: the row's seed (the same seed gives the same task parameters).
         """
         text = self._episode.start(task_id, seed)
-        return "\n\n" + text
+        return self._content("\n\n" + text, self._episode.last_screenshot, image_first=False)
 
     def get_reward(self) -> float:
         """The task verifier's score for the episode (a still-running episode is ended as done first)."""
@@ -138,9 +153,14 @@ class DesktopToolEnv:
             outcome = self._episode.act(call)
         except EpisodeNotRunningError as error:
             raise RuntimeError(f"{call['name']}: {error}") from None
-        if self.vision and outcome.screenshot is not None:
-            return [{"type": "image", "image": outcome.screenshot}, {"type": "text", "text": outcome.text}]
-        return outcome.text
+        return self._content(outcome.text, outcome.screenshot, image_first=True)
+
+    def _content(self, text: str, screenshot: Any, image_first: bool) -> str | list[dict[str, Any]]:
+        """``text``, or with vision and a screenshot TRL's content blocks (the image as a PIL image)."""
+        if not self.vision or screenshot is None:
+            return text
+        blocks = [{"type": "text", "text": text}, {"type": "image", "image": screenshot_image(screenshot)}]
+        return blocks[::-1] if image_first else blocks
 
     def _close(self) -> None:
         """Close the desktop (private: TRL turns every public method into a tool)."""
@@ -248,23 +268,42 @@ class DesktopGymSpec:
             instance._close()
 
 
-def with_tool_chat_template(tokenizer: Any) -> Any:
+def with_tool_chat_template(tokenizer: Any, prefill: str | None = None) -> Any:
     """Give a ChatML tokenizer without tool support (SmolLM2) TRL's Qwen2.5 tool-calling template.
 
     SmolLM2-Instruct speaks ChatML (``<|im_start|>``/``<|im_end|>``) but its template drops tools.
     Qwen2.5's template is ChatML with tools (``<tool_call>{json}</tool_call>``), and TRL knows how to
     parse its responses (``add_response_schema``). A tokenizer whose template already renders tool
-    calls is returned unchanged.
+    calls is returned unchanged (unless ``prefill`` is given).
+
+    Args:
+        tokenizer: the tokenizer (changed in place and returned).
+        prefill: text every generation prompt ends with (e.g. :data:`TOOL_CALL_PREFILL`), or None.
+            The template keeps TRL's Qwen2.5 response template, which parses the prefilled call.
+
+    Raises:
+        ValueError: the template is not ChatML, or ``prefill`` contains a template delimiter.
     """
     from importlib import resources
 
-    from trl.chat_template_utils import supports_tool_calling
+    from trl.chat_template_utils import add_response_schema, supports_tool_calling
 
-    if supports_tool_calling(tokenizer):
+    if supports_tool_calling(tokenizer) and not prefill:
         return tokenizer
     if "<|im_start|>" not in (tokenizer.chat_template or ""):
         raise ValueError(
             "with_tool_chat_template: the tokenizer's chat template is not ChatML; set a tool-calling template yourself"
         )
-    tokenizer.chat_template = resources.files("trl").joinpath("chat_templates/qwen2_5.jinja").read_text()
+    template = resources.files("trl").joinpath("chat_templates/qwen2_5.jinja").read_text()
+    tokenizer.chat_template = template
+    if prefill:
+        if any(mark in prefill for mark in ("{{", "}}", "{%", "%}", "<|im_start|>", "<|im_end|>")):
+            raise ValueError(f"with_tool_chat_template: prefill must not hold template delimiters, got {prefill!r}")
+        if template.count(_GENERATION_PROMPT) != 1:
+            raise ValueError("with_tool_chat_template: TRL's Qwen2.5 template changed; cannot place the prefill")
+        add_response_schema(tokenizer)  # recognises the unchanged template; the prefilled one it would not
+        escaped = json.dumps(prefill)[1:-1].replace("'", "\\'")
+        tokenizer.chat_template = template.replace(
+            _GENERATION_PROMPT, "{{- '<|im_start|>assistant\\n" + escaped + "' }}"
+        )
     return tokenizer
