@@ -49,6 +49,20 @@ class Param:
         return self.default is inspect.Parameter.empty
 
 
+def signature_line(name: str, params: Sequence[Param]) -> str:
+    """The prompt line of a call, e.g. ``click(coordinates: [x, y], num_clicks: int = 1)``."""
+    parts = []
+    for param in params:
+        if param.variadic:
+            parts.append(f"*{param.name}: {type_text(get_args(param.annotation)[0])}")
+            continue
+        text = f"{param.name}: {type_text(param.annotation)}"
+        if not param.required:
+            text += f" = {param.default!r}"
+        parts.append(text)
+    return f"{name}({', '.join(parts)})"
+
+
 class ArgumentError(ActionParseError):
     """An argument value is wrong; the caller prefixes the action name."""
 

@@ -13,7 +13,7 @@ import difflib
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, get_args, get_type_hints
+from typing import Any, get_type_hints
 
 from desktop_gym.actions.types import ACTION_TYPES, Action, ActionParseError
 from desktop_gym.signatures import (
@@ -23,7 +23,7 @@ from desktop_gym.signatures import (
     check_arguments,
     function_tool_schema,
     parse_docstring,
-    type_text,
+    signature_line,
 )
 
 __all__ = [
@@ -113,16 +113,7 @@ class ActionSpec:
 
     def signature(self) -> str:
         """The prompt line, e.g. ``click(coordinates: [x, y], num_clicks: int = 1)``."""
-        parts = []
-        for param in self.params:
-            if param.variadic:
-                parts.append(f"*{param.name}: {type_text(get_args(param.annotation)[0])}")
-                continue
-            text = f"{param.name}: {type_text(param.annotation)}"
-            if not param.required:
-                text += f" = {param.default!r}"
-            parts.append(text)
-        return f"{self.name}({', '.join(parts)})"
+        return signature_line(self.name, self.params)
 
     def tool_schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema of this action."""

@@ -25,7 +25,7 @@ from desktop_gym.signatures import (  # one docstring reader, one schema, for ac
     check_arguments,
     function_tool_schema,
     parse_docstring,
-    type_text,
+    signature_line,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -83,13 +83,7 @@ class ToolMethod:
 
     def signature(self) -> str:
         """The prompt line, e.g. ``CalcTools.set_cell_value(cell: str, value: str | float)``."""
-        parts = []
-        for param in self.params:
-            text = f"{param.name}: {type_text(param.annotation)}"
-            if not param.required:
-                text += f" = {param.default!r}"
-            parts.append(text)
-        return f"{self.qualified_name}({', '.join(parts)})"
+        return signature_line(self.qualified_name, self.params)
 
     def tool_schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema (same shape as the GUI actions' schemas)."""
