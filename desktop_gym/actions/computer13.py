@@ -23,12 +23,7 @@ Button = Literal["left", "right", "middle"]
 
 @action("MOVE_TO", styles=[STYLE], aliases=["move_to"])
 def move_to(ctx: ParseContext, x: float, y: float) -> Action:
-    """Move the pointer to (x, y).
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-    """
+    """Move the pointer to (x, y)."""
     return act.MoveTo(ctx.coordinate("x", x), ctx.coordinate("y", y), ctx.normalized)
 
 
@@ -43,9 +38,6 @@ def click(
     """Click at (x, y), or where the pointer is when x and y are omitted.
 
     Args:
-        x: Horizontal position.
-        y: Vertical position.
-        button: The mouse button.
         num_clicks: 1, 2 or 3.
     """
     px, py = ctx.optional_xy(x, y)
@@ -56,44 +48,26 @@ def click(
 
 @action("MOUSE_DOWN", styles=[STYLE], aliases=["mouse_down"])
 def mouse_down(ctx: ParseContext, button: Button = "left") -> Action:
-    """Press and hold a mouse button where the pointer is.
-
-    Args:
-        button: The mouse button.
-    """
+    """Press and hold a mouse button where the pointer is."""
     return act.MouseDown(None, None, button, ctx.normalized)
 
 
 @action("MOUSE_UP", styles=[STYLE], aliases=["mouse_up"])
 def mouse_up(ctx: ParseContext, button: Button = "left") -> Action:
-    """Release a mouse button where the pointer is.
-
-    Args:
-        button: The mouse button.
-    """
+    """Release a mouse button where the pointer is."""
     return act.MouseUp(None, None, button, ctx.normalized)
 
 
 @action("RIGHT_CLICK", styles=[STYLE], aliases=["right_click"])
 def right_click(ctx: ParseContext, x: float | None = None, y: float | None = None) -> Action:
-    """Right-click at (x, y), or where the pointer is.
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-    """
+    """Right-click at (x, y), or where the pointer is."""
     px, py = ctx.optional_xy(x, y)
     return act.Click(px, py, "right", 1, ctx.normalized)
 
 
 @action("DOUBLE_CLICK", styles=[STYLE], aliases=["double_click"])
 def double_click(ctx: ParseContext, x: float | None = None, y: float | None = None) -> Action:
-    """Double-click at (x, y), or where the pointer is.
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-    """
+    """Double-click at (x, y), or where the pointer is."""
     px, py = ctx.optional_xy(x, y)
     return act.Click(px, py, "left", 2, ctx.normalized)
 

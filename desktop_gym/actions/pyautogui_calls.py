@@ -39,12 +39,7 @@ def click(
     """Click at (x, y), or where the pointer is.
 
     Args:
-        x: Horizontal position.
-        y: Vertical position.
         clicks: How many clicks (1-3).
-        interval: Ignored.
-        button: The mouse button.
-        duration: Ignored.
     """
     px, py = ctx.optional_xy(x, y)
     if not 1 <= clicks <= 3:
@@ -61,41 +56,21 @@ def double_click(
     button: Button = "left",
     duration: float = 0.0,
 ) -> Action:
-    """Double-click at (x, y), or where the pointer is.
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-        interval: Ignored.
-        button: The mouse button.
-        duration: Ignored.
-    """
+    """Double-click at (x, y), or where the pointer is."""
     px, py = ctx.optional_xy(x, y)
     return act.Click(px, py, _button(button), 2, ctx.normalized)
 
 
 @action("pyautogui.rightClick", styles=[STYLE])
 def right_click(ctx: ParseContext, x: float | None = None, y: float | None = None, duration: float = 0.0) -> Action:
-    """Right-click at (x, y), or where the pointer is.
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-        duration: Ignored.
-    """
+    """Right-click at (x, y), or where the pointer is."""
     px, py = ctx.optional_xy(x, y)
     return act.Click(px, py, "right", 1, ctx.normalized)
 
 
 @action("pyautogui.moveTo", styles=[STYLE])
 def move_to(ctx: ParseContext, x: float, y: float, duration: float = 0.0) -> Action:
-    """Move the pointer to (x, y).
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-        duration: Ignored.
-    """
+    """Move the pointer to (x, y)."""
     return act.MoveTo(ctx.coordinate("x", x), ctx.coordinate("y", y), ctx.normalized)
 
 
@@ -106,34 +81,20 @@ def drag_to(ctx: ParseContext, x: float, y: float, duration: float = 0.0, button
     Args:
         x: Horizontal position of the drop.
         y: Vertical position of the drop.
-        duration: Ignored.
-        button: The mouse button.
     """
     return act.Drag(ctx.coordinate("x", x), ctx.coordinate("y", y), None, None, _button(button), ctx.normalized)
 
 
 @action("pyautogui.mouseDown", styles=[STYLE])
 def mouse_down(ctx: ParseContext, x: float | None = None, y: float | None = None, button: Button = "left") -> Action:
-    """Press and hold a mouse button at (x, y), or where the pointer is.
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-        button: The mouse button.
-    """
+    """Press and hold a mouse button at (x, y), or where the pointer is."""
     px, py = ctx.optional_xy(x, y)
     return act.MouseDown(px, py, _button(button), ctx.normalized)
 
 
 @action("pyautogui.mouseUp", styles=[STYLE])
 def mouse_up(ctx: ParseContext, x: float | None = None, y: float | None = None, button: Button = "left") -> Action:
-    """Release a mouse button at (x, y), or where the pointer is.
-
-    Args:
-        x: Horizontal position.
-        y: Vertical position.
-        button: The mouse button.
-    """
+    """Release a mouse button at (x, y), or where the pointer is."""
     px, py = ctx.optional_xy(x, y)
     return act.MouseUp(px, py, _button(button), ctx.normalized)
 
@@ -144,8 +105,6 @@ def scroll(ctx: ParseContext, clicks: int, x: float | None = None, y: float | No
 
     Args:
         clicks: Wheel notches (positive = up).
-        x: Horizontal position.
-        y: Vertical position.
     """
     px, py = ctx.optional_xy(x, y)
     return act.Scroll(0, -clicks, px, py, ctx.normalized)
@@ -157,8 +116,6 @@ def hscroll(ctx: ParseContext, clicks: int, x: float | None = None, y: float | N
 
     Args:
         clicks: Wheel notches (positive = right).
-        x: Horizontal position.
-        y: Vertical position.
     """
     px, py = ctx.optional_xy(x, y)
     return act.Scroll(clicks, 0, px, py, ctx.normalized)
@@ -176,7 +133,6 @@ def write(ctx: ParseContext, message: str | list[str], interval: float = 0.0) ->
 
     Args:
         message: The text, or a list of key names.
-        interval: Ignored.
     """
     return _write(message)
 
@@ -187,7 +143,6 @@ def typewrite(ctx: ParseContext, message: str | list[str], interval: float = 0.0
 
     Args:
         message: The text, or a list of key names.
-        interval: Ignored.
     """
     return _write(message)
 
@@ -199,7 +154,6 @@ def press(ctx: ParseContext, keys: str | list[str], presses: int = 1, interval: 
     Args:
         keys: A key name, or a list of key names.
         presses: How many times.
-        interval: Ignored.
     """
     if presses < 1:
         raise ArgumentError(f"presses must be at least 1, got {presses}")
@@ -219,7 +173,6 @@ def hotkey(ctx: ParseContext, *keys: str, interval: float = 0.0) -> Action:
 
     Args:
         keys: Key names pressed in order and released in reverse.
-        interval: Ignored.
     """
     return act.Hotkey(normalize_keys(keys))
 

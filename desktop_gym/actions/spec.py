@@ -42,6 +42,15 @@ STYLES = ("computerrl", "computer_13", "pyautogui")
 NORMALIZED_MAX = 1000
 
 _REQUIRED = inspect.Parameter.empty
+#: What the built-in actions' common arguments mean, written once; an ``Args:`` entry of the spec
+#: function overrides it (a caller's custom action documents all of its own).
+COMMON_ARG_DOCS = {
+    "x": "Horizontal position.",
+    "y": "Vertical position.",
+    "button": "The mouse button.",
+    "interval": "Ignored.",
+    "duration": "Ignored.",
+}
 _REGISTRY: list[ActionSpec] = []
 
 
@@ -243,7 +252,7 @@ def spec_from_function(
                 name=param.name,
                 annotation=annotation,
                 default=param.default,
-                doc=arg_docs.get(param.name, ""),
+                doc=arg_docs.get(param.name) or (COMMON_ARG_DOCS.get(param.name, "") if takes_context else ""),
                 variadic=variadic,
                 keyword_only=param.kind is inspect.Parameter.KEYWORD_ONLY,
             )

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from desktop_gym.actions import STYLES, ActionParseError, ActionSet
+from desktop_gym.actions.spec import COMMON_ARG_DOCS
 
 STYLE_NAMES = [*STYLES, "all"]
 
@@ -44,6 +45,23 @@ def test_every_action_appears_in_the_description_and_the_schemas(style: str) -> 
         assert schema["description"] == spec.summary
         assert list(schema["parameters"]["properties"]) == [p.name for p in spec.params]
         assert schema["parameters"]["required"] == [p.name for p in spec.params if p.required]
+
+
+def test_every_built_in_argument_is_described_and_common_ones_come_from_one_glossary() -> None:
+    specs = ActionSet(style="all").specs
+    undocumented = [f"{spec.name}({p.name})" for spec in specs for p in spec.params if not p.doc]
+    assert undocumented == []
+    click = next(spec for spec in specs if spec.name == "pyautogui.click")
+    assert {p.name: p.doc for p in click.params}["duration"] == COMMON_ARG_DOCS["duration"] == "Ignored."
+    drop = next(spec for spec in specs if spec.name == "DRAG_TO")
+    assert {p.name: p.doc for p in drop.params}["x"] == "Horizontal position of the drop."  # its own Args win
+    custom = next(spec for spec in ActionSet(custom_actions=[_custom_with_x]).specs if spec.name == "_custom_with_x")
+    assert [p.doc for p in custom.params] == [""], "a custom action is described by its own docstring only"
+
+
+def _custom_with_x(x: int) -> list:
+    """A custom action whose argument its docstring leaves undescribed."""
+    return []
 
 
 @pytest.mark.parametrize("style", STYLE_NAMES)
