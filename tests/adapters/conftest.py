@@ -22,14 +22,7 @@ SOURCE = EnvSource(
 (prompts stay ~500 tokens: on 2 shared CPU cores the prefill is what costs)."""
 DEMO_TASK_ID = "demo.enter_number"
 DEMO_TOOLS = ["CalcTools__set_cell_value"]
-DEMO_SOURCE = EnvSource(
-    options={
-        "action_mode": "api",
-        "observation": ("instruction", "last_action_result", "last_action_error"),
-        "max_steps": 1,
-        "settle_timeout": 0.3,
-    }
-)
+DEMO_SOURCE = EnvSource(options={**SOURCE.options, "max_steps": 1})
 """The learning demo's task with one step an episode: one call decides the verifier's verdict."""
 
 
