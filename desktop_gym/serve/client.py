@@ -195,18 +195,18 @@ class RemoteEnv(gymnasium.Env[dict[str, Any], str]):
     @property
     def observation_space(self) -> gymnasium.Space:  # type: ignore[override]
         """The same ``Dict`` space ``DesktopEnv`` declares (connects to learn the screen size)."""
-        if self._spaces is None:
-            self._ensure()
-        assert self._spaces is not None
-        return self._spaces[0]
+        return self._space(0)
 
     @property
     def action_space(self) -> gymnasium.Space:  # type: ignore[override]
         """A ``Unicode`` text space, as ``DesktopEnv``'s."""
+        return self._space(1)
+
+    def _space(self, index: int) -> gymnasium.Space:
         if self._spaces is None:
             self._ensure()
         assert self._spaces is not None
-        return self._spaces[1]
+        return self._spaces[index]
 
     # ------------------------------------------------------------------ the Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
