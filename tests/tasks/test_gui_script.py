@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop_gym.guest.a11y_text import A11yNodeNotFoundError
+from desktop_gym.task_check import _run_episode
 from desktop_gym.tasks import ScriptedPolicy
 from desktop_gym.tasks.gui_script import (
     Computed,
@@ -121,3 +122,20 @@ def test_every_script_ends_within_its_wait_budget(kinds, tries):
     assert actions[-1] == "done()"
     assert ("fail()" in actions) == (script.gave_up is not None)
     assert actions.count("fail()") <= 1
+
+
+class StandInEnv:
+    """Only what ``task_check`` calls of an env: an episode that ends when the policy plays ``fail()``."""
+
+    def reset(self, *, seed: int, options: dict) -> tuple[dict, dict]:
+        return DIALOG_CLOSED, {"params": {}}
+
+    def step(self, action: str) -> tuple[dict, float, bool, bool, dict]:
+        return DIALOG_CLOSED, 0.0, action == "fail()", False, {"success": False, "verifier": {"reason": ""}}
+
+
+def test_tasks_check_says_what_a_gui_oracle_gave_up_on():
+    script = GuiScript([click_node("push button", "OK")])
+    check = _run_episode(StandInEnv(), "probe.gui", 0, "gui", True, lambda params: script)
+    assert check.success is False and check.steps == 9
+    assert check.reason == "the script gave up waiting for an on-screen push button 'OK' after 8 waits of 0.5 s"
