@@ -64,3 +64,49 @@ def draw(rng: np.random.Generator, pool: Sequence[str], size: int) -> list[str]:
 def ints(rng: np.random.Generator, low: int, high: int, size: int) -> list[int]:
     """``size`` integers in [low, high), as plain ``int``."""
     return [int(value) for value in rng.integers(low, high, size=size)]
+
+
+SUBJECTS = (
+    "The review board",
+    "Our field team",
+    "The pilot group",
+    "The finance office",
+    "The night shift",
+    "The design studio",
+    "The support desk",
+    "The audit panel",
+)
+VERBS = ("approved", "examined", "postponed", "summarised", "questioned", "praised", "funded", "simplified")
+OBJECTS = (
+    "the travel policy",
+    "the spring budget",
+    "the hiring plan",
+    "the vendor list",
+    "the safety checklist",
+    "the backlog",
+    "the launch schedule",
+    "the training course",
+)
+CLOSERS = ("last week", "on Monday", "after lunch", "in March", "before the deadline", "without delay")
+TITLES = (
+    "Quarterly Summary",
+    "Project Charter",
+    "Meeting Notes",
+    "Release Plan",
+    "Budget Outlook",
+    "Risk Register",
+    "Travel Report",
+    "Team Handbook",
+)
+KEYWORDS = ("aurora", "basalt", "cinder", "dynamo", "falcon", "granite", "horizon", "lantern", "meadow", "nebula")
+
+
+def sentences(rng: np.random.Generator, count: int) -> list[str]:
+    """``count`` distinct sentences, each naming a distinct subject (so any one can be found by text)."""
+    subjects = rng.choice(len(SUBJECTS), size=count, replace=False)
+    return [f"{SUBJECTS[int(s)]} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(CLOSERS)}." for s in subjects]
+
+
+def title(rng: np.random.Generator) -> str:
+    """A document title such as ``"Release Plan 7"``."""
+    return f"{rng.choice(TITLES)} {int(rng.integers(2, 99))}"

@@ -18,7 +18,8 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from .writer_base import SUBJECTS, WriterDocumentTask
+from .samples import SUBJECTS
+from .writer_base import WriterDocumentTask
 
 CLOSINGS = (
     "Questions go to the project office.",

@@ -22,54 +22,9 @@ from ...verifiers.result import VerifierResult
 from ..artifacts import docx_bytes
 from ..base import ScriptedPolicy, Task, TaskContext
 from ..gui_script import CTRL_S, DONE, Computed, Step, click_node, saved_by_gui, tree_of, when_absent, when_present
+from .samples import KEYWORDS, SUBJECTS, TITLES, sentences, title  # noqa: F401 - re-exported
 
 __all__ = ["DONE", "SAVE", "Step", "click_node", "saved_by_gui", "when_absent", "when_present"]  # the suite's GUI kit
-
-
-SUBJECTS = (
-    "The review board",
-    "Our field team",
-    "The pilot group",
-    "The finance office",
-    "The night shift",
-    "The design studio",
-    "The support desk",
-    "The audit panel",
-)
-VERBS = ("approved", "examined", "postponed", "summarised", "questioned", "praised", "funded", "simplified")
-OBJECTS = (
-    "the travel policy",
-    "the spring budget",
-    "the hiring plan",
-    "the vendor list",
-    "the safety checklist",
-    "the backlog",
-    "the launch schedule",
-    "the training course",
-)
-CLOSERS = ("last week", "on Monday", "after lunch", "in March", "before the deadline", "without delay")
-TITLES = (
-    "Quarterly Summary",
-    "Project Charter",
-    "Meeting Notes",
-    "Release Plan",
-    "Budget Outlook",
-    "Risk Register",
-    "Travel Report",
-    "Team Handbook",
-)
-KEYWORDS = ("aurora", "basalt", "cinder", "dynamo", "falcon", "granite", "horizon", "lantern", "meadow", "nebula")
-
-
-def sentences(rng: np.random.Generator, count: int) -> list[str]:
-    """``count`` distinct sentences, each naming a distinct subject (so any one can be found by text)."""
-    subjects = rng.choice(len(SUBJECTS), size=count, replace=False)
-    return [f"{SUBJECTS[int(s)]} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(CLOSERS)}." for s in subjects]
-
-
-def title(rng: np.random.Generator) -> str:
-    """A document title such as ``"Release Plan 7"``."""
-    return f"{rng.choice(TITLES)} {int(rng.integers(2, 99))}"
 
 
 DOCUMENT_OPEN = "The document {path} is open in LibreOffice Writer."

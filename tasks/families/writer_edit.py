@@ -11,9 +11,9 @@ from ...verifiers import all_of, verify_docx_paragraph_style
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from ..gui_script import GuiScript
+from .samples import KEYWORDS
 from .writer_base import (
     DONE,
-    KEYWORDS,
     SAVE,
     WriterDocumentTask,
     click_node,

@@ -17,8 +17,8 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
+from .samples import KEYWORDS
 from .writer_base import (
-    KEYWORDS,
     Step,
     WriterDocumentTask,
     click_beside,

@@ -11,18 +11,8 @@ from ...verifiers import all_of, verify_document_format, verify_document_text, v
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..gui_script import GuiScript
-from .writer_base import (
-    DONE,
-    KEYWORDS,
-    TITLES,
-    Step,
-    WriterDocumentTask,
-    click_node,
-    keys,
-    title,
-    typed,
-    when_absent,
-)
+from .samples import KEYWORDS, TITLES, title
+from .writer_base import DONE, Step, WriterDocumentTask, click_node, keys, typed, when_absent
 
 
 class SaveAs(WriterDocumentTask):
