@@ -39,10 +39,6 @@ def moved_unchanged(
 class ShellWorkflow(TerminalTask):
     """A terminal workflow done by shell commands, one per operation: run by ``OSTools`` (API) or typed (GUI)."""
 
-    oracles = ("api", "gui")
-    tags = ("workflow", "os", "terminal", "files", "domain:os")
-    max_steps = 20
-
     def commands(self, params: Mapping[str, Any]) -> list[str]:
         """The shell commands that do the task, one per operation."""
         raise NotImplementedError
