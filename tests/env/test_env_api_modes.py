@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -64,12 +63,11 @@ class CalcWriteOneCell(Task):
 register_task(CalcWriteOneCell.id, CalcWriteOneCell)
 
 
-@pytest.fixture(scope="module")
-def backend() -> Iterator[LocalBackend]:
-    desktop = LocalBackend(width=1280, height=720)
+@pytest.fixture
+def backend(desktop: LocalBackend) -> LocalBackend:
+    """The session's desktop (``tests/conftest.py``), started."""
     desktop.start()
-    yield desktop
-    desktop.close()
+    return desktop
 
 
 def make_env(backend: LocalBackend, **kwargs: Any) -> DesktopEnv:
