@@ -72,11 +72,10 @@ class OrderTotals(CalcFamily):
 
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         last, total_row = params["last_row"], params["total_row"]
+        amounts = [[f"=B{r}*C{r}"] for r in range(2, last + 1)]  # one call writes the column (fewer steps)
         return [
-            api("set_cell_value", cell="D1", value="Amount"),
-            *(api("set_cell_formula", cell=f"D{r}", formula=f"=B{r}*C{r}") for r in range(2, last + 1)),
+            api("set_range_values", start_cell="D1", values=[["Amount"], *amounts, [f"=SUM(D2:D{last})"]]),
             api("set_cell_value", cell=f"A{total_row}", value="Total"),
-            api("set_cell_formula", cell=f"D{total_row}", formula=f"=SUM(D2:D{last})"),
             api("set_number_format", cell_range=f"D2:D{total_row}", format_string=params["amount_format"]),
             api("set_autofilter", cell_range=f"A1:D{last}"),
             SAVE,
@@ -230,8 +229,11 @@ class MarkupExport(CalcFamily):
         return [
             api("sort_range", cell_range=f"A1:C{last}", column="C", ascending=False),
             api("delete_columns", column="B"),
-            api("set_cell_value", cell="C1", value="Price"),
-            *(api("set_cell_formula", cell=f"C{r}", formula=f"=B{r}*{factor}") for r in range(2, last + 1)),
+            api(
+                "set_range_values",
+                start_cell="C1",
+                values=[["Price"], *([f"=B{r}*{factor}"] for r in range(2, last + 1))],
+            ),
             api("save", path=params["target"]),
         ]
 

@@ -75,8 +75,11 @@ class BudgetVariance(CalcFamily):
     def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         last = params["last_row"]
         return [
-            api("set_cell_value", cell="D1", value="Variance"),
-            *(api("set_cell_formula", cell=f"D{r}", formula=f"=C{r}-B{r}") for r in range(2, last + 1)),
+            api(
+                "set_range_values",
+                start_cell="D1",
+                values=[["Variance"], *([f"=C{r}-B{r}"] for r in range(2, last + 1))],
+            ),
             api("set_number_format", cell_range=f"D2:D{last}", format_string=params["variance_format"]),
             api(
                 "add_conditional_format",
