@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .a11y_grid import GridContents
+from .a11y_static import StaticProperties
 
 Box = tuple[int, int, int, int]
 
@@ -110,6 +111,8 @@ def a11y_environment(base: Mapping[str, str]) -> dict[str, str]:
 
 _lock = threading.Lock()
 _bound_to: tuple[str, str] | None = None
+_KEPT_PROPERTIES = StaticProperties()
+_properties = _KEPT_PROPERTIES  # swapped for an uncached reader by ``static_cache=False``, under _lock
 
 
 def _ensure_bus() -> Any:
@@ -167,14 +170,14 @@ def _states(node: Any, atspi: Any) -> frozenset[str]:
 
 
 def _extents(node: Any, atspi: Any) -> Box | None:
-    if "Component" not in node.get_interfaces():
+    if "Component" not in _properties.interfaces(node):
         return None
     rect = node.get_extents(atspi.CoordType.SCREEN)
     return rect.x, rect.y, rect.width, rect.height
 
 
 def _text_of(node: Any, role: str, limit: int = MAX_TEXT_CHARS) -> str:
-    if role not in _TEXT_ROLES or "Text" not in node.get_interfaces():
+    if role not in _TEXT_ROLES or "Text" not in _properties.interfaces(node):
         return ""
     count = node.get_character_count()
     if count <= 0:
@@ -202,8 +205,8 @@ def _menu_bar_offset(frame: Any, atspi: Any) -> int:
     stack = [(frame, 0)]
     while stack and (menu_bar is None or root_pane is None):
         node, depth = stack.pop()
-        role = node.get_role_name()
-        if role == "menu bar" and menu_bar is None and _is_gtk(node):
+        role = _properties.role(node)
+        if role == "menu bar" and menu_bar is None and _properties.is_gtk(node):
             menu_bar = _extents(node, atspi)
             continue
         if role == "root pane":
@@ -214,13 +217,6 @@ def _menu_bar_offset(frame: Any, atspi: Any) -> int:
     if not menu_bar or not root_pane or menu_bar[3] <= 0:
         return 0
     return menu_bar[3] if root_pane[1] == menu_bar[1] else 0
-
-
-def _is_gtk(node: Any) -> bool:
-    try:
-        return (node.get_attributes() or {}).get("toolkit") == "gtk"
-    except Exception:  # noqa: BLE001 - a node without attributes
-        return False
 
 
 def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Visit, str, frozenset[str], Box | None]]:
@@ -243,7 +239,7 @@ def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Vi
             states = _states(node, atspi)
             if visible_only and visit.depth > 0 and ("showing" not in states or "visible" not in states):
                 continue
-            role = node.get_role_name()
+            role = _properties.role(node)
             box = _extents(node, atspi) if role != "application" else None
             hidden = "showing" not in states or "visible" not in states or _is_offscreen(box)
             if visible_only and role != "application" and hidden:
@@ -253,7 +249,7 @@ def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Vi
                 frame_offset, offset = _menu_bar_offset(node, atspi), 0
             elif role == "root pane":
                 offset = frame_offset
-            elif offset and _is_gtk(node):
+            elif offset and _properties.is_gtk(node):
                 offset = 0  # a native GTK widget embedded in VCL reports true coordinates
             visit.offset = offset
             yield visit, role, states, box
@@ -291,13 +287,13 @@ def _table_summary(
     With ``grid_contents``, cells it does not name as holding content are not asked about (their
     text is empty, so they add nothing); the summary is the same.
     """
-    if "Table" not in node.get_interfaces():
+    if "Table" not in _properties.interfaces(node):
         return _managed_children(node, atspi)
     row0, col0, row1, col1 = _visible_corners(node, raw_box, atspi)
     filled = _filled_cells(node, grid_contents, (row0, col0, row1, col1))
     first, last = node.get_accessible_at(row0, col0).get_name(), node.get_accessible_at(row1, col1).get_name()
     summary = f"{node.get_n_rows()}x{node.get_n_columns()} visible {first}:{last}"
-    selected = node.get_n_selected_children() if "Selection" in node.get_interfaces() else 0
+    selected = node.get_n_selected_children() if "Selection" in _properties.interfaces(node) else 0
     if selected > 0:
         names = [node.get_selected_child(k).get_name() for k in range(min(selected, 5))]
         summary += f" selected {selected}: {' '.join(names)}{' ...' if selected > 5 else ''}"
@@ -313,7 +309,7 @@ def _table_summary(
         name, text = (cell.get_name() or "", _text_of(cell, "table cell", 40)) if cell else ("", "")
         if text and text != name:
             cells.append(f"{name}={_quote(text, 40)}")
-        elif name and cell and "Text" not in cell.get_interfaces():
+        elif name and cell and "Text" not in _properties.interfaces(cell):
             cells.append(_quote(name, 40))
     return summary + (" cells: " + " ".join(cells) if cells else " (visible cells empty)")
 
@@ -332,7 +328,7 @@ def _managed_children(node: Any, atspi: Any) -> str:
     count, shown = node.get_child_count(), []
     for child in (node.get_child_at_index(i) for i in range(min(count, 200))):
         if child is not None and "showing" in _states(child, atspi):
-            shown.append(f"{child.get_role_name()} {_quote(child.get_name() or '', 40)}")
+            shown.append(f"{_properties.role(child)} {_quote(child.get_name() or '', 40)}")
         if len(shown) >= MAX_MANAGED_CHILDREN:
             shown.append("...")
             break
@@ -366,6 +362,7 @@ def linearize_tree(
     *,
     compact: bool = True,
     grid_contents: GridContents | None = None,
+    static_cache: bool = True,
 ) -> str:
     """Render the accessibility tree of every application, one line per node.
 
@@ -383,6 +380,8 @@ def linearize_tree(
             their children move up.
         grid_contents: Names the non-empty visible cells of a spreadsheet grid (see
             :mod:`a11y_grid`), so that only those are read; the text stays the same.
+        static_cache: Keep each object's role, interfaces and toolkit between reads (see
+            :mod:`a11y_static`); False reads them every time (the baseline), with the same text.
 
     Returns:
         The tree as text (``""`` when no application exposes a tree).
@@ -390,30 +389,41 @@ def linearize_tree(
     Raises:
         A11yUnavailableError: if no accessibility bus is reachable.
     """
+    global _properties
     with _lock:
-        atspi, deadline = _begin(timeout)
-        lines: list[str] = []
-        hidden_depths: list[int] = []  # depths of omitted ancestors, to pull children up
-        for visit, role, states, raw_box in _walk(visible_only, deadline, atspi):
-            if max_nodes is not None and len(lines) >= max_nodes:
-                lines.append("... truncated (max_nodes)")
-                break
-            while hidden_depths and hidden_depths[-1] >= visit.depth:
-                hidden_depths.pop()
-            name, text = visit.node.get_name() or "", _text_of(visit.node, role)
-            if compact and (role in _ALWAYS_HIDDEN_ROLES or role in _STRUCTURAL_ROLES and not (name or text)):
-                hidden_depths.append(visit.depth)
-                continue
-            line = _format_line(visit, role, states, raw_box, name, text, visit.depth - len(hidden_depths))
-            if "manages descendants" in states:
-                try:
-                    line += " {" + _table_summary(visit.node, raw_box, atspi, deadline, grid_contents) + "}"
-                except Exception as exc:  # noqa: BLE001 - the summary is best-effort, the line stays
-                    line += f" {{summary failed: {type(exc).__name__}}}"
-            lines.append(line)
-        if time.monotonic() > deadline:
-            lines.append(f"... truncated (timeout after {timeout:.1f} s)")
-        return "\n".join(lines)
+        _properties = _KEPT_PROPERTIES if static_cache else StaticProperties(enabled=False)
+        try:
+            return _linearize(visible_only, max_nodes, timeout, compact, grid_contents)
+        finally:
+            _properties = _KEPT_PROPERTIES
+
+
+def _linearize(
+    visible_only: bool, max_nodes: int | None, timeout: float, compact: bool, grid_contents: GridContents | None
+) -> str:
+    atspi, deadline = _begin(timeout)
+    lines: list[str] = []
+    hidden_depths: list[int] = []  # depths of omitted ancestors, to pull children up
+    for visit, role, states, raw_box in _walk(visible_only, deadline, atspi):
+        if max_nodes is not None and len(lines) >= max_nodes:
+            lines.append("... truncated (max_nodes)")
+            break
+        while hidden_depths and hidden_depths[-1] >= visit.depth:
+            hidden_depths.pop()
+        name, text = visit.node.get_name() or "", _text_of(visit.node, role)
+        if compact and (role in _ALWAYS_HIDDEN_ROLES or role in _STRUCTURAL_ROLES and not (name or text)):
+            hidden_depths.append(visit.depth)
+            continue
+        line = _format_line(visit, role, states, raw_box, name, text, visit.depth - len(hidden_depths))
+        if "manages descendants" in states:
+            try:
+                line += " {" + _table_summary(visit.node, raw_box, atspi, deadline, grid_contents) + "}"
+            except Exception as exc:  # noqa: BLE001 - the summary is best-effort, the line stays
+                line += f" {{summary failed: {type(exc).__name__}}}"
+        lines.append(line)
+    if time.monotonic() > deadline:
+        lines.append(f"... truncated (timeout after {timeout:.1f} s)")
+    return "\n".join(lines)
 
 
 def find_nodes(

@@ -1,8 +1,10 @@
-"""The Calc grid's cheap path (UNO names the non-empty visible cells) gives the same tree text.
+"""The cheap tree paths give the same tree text as reading everything.
 
-One real Calc on a private X server and session bus, read in-process (libatspi binds one bus per
-process); the tree is read with and without :func:`a11y_grid.uno_grid_contents` after edits typed
-and set through UNO, a dialog, a second (unsaved) document, a window switch and a scroll.
+Cheap: UNO names the non-empty visible cells of the Calc grid (:mod:`a11y_grid`), and each
+object's role, interfaces and toolkit are kept between reads (:mod:`a11y_static`). One real Calc on
+a private X server and session bus, read in-process (libatspi binds one bus per process); the tree
+is read both ways after edits typed and set through UNO, a dialog, a second (unsaved) document, a
+window switch and a scroll.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from desktop_gym.guest import a11y, a11y_grid
+from desktop_gym.guest import a11y, a11y_grid, a11y_static
 from desktop_gym.guest.apps import uno_bridge
 from desktop_gym.guest.input import InputController
 from desktop_gym.polling import poll_until
@@ -83,12 +87,12 @@ def _assert_same_text(grid: CountingGrid) -> str:
     """Read the tree in full and the cheap way; a difference fails once a third read confirms the full one."""
     answers = len(grid.answers)
     for _ in range(STABLE_READS):
-        full = a11y.linearize_tree()
+        full = a11y.linearize_tree(static_cache=False)
         cheap = a11y.linearize_tree(grid_contents=grid)
         assert len(grid.answers) > answers, "the cheap path never answered (the tree read every cell)"
         if cheap == full:
             return full
-        if a11y.linearize_tree() == full:  # the desktop was still: a real difference
+        if a11y.linearize_tree(static_cache=False) == full:  # the desktop was still: a real difference
             diff = "\n".join(difflib.unified_diff(full.splitlines(), cheap.splitlines(), "full", "cheap", lineterm=""))
             pytest.fail(f"the cheap grid path changed the tree text:\n{diff}")
     pytest.fail(f"the tree changed between reads {STABLE_READS} times in a row (the desktop never settled)")
@@ -177,6 +181,33 @@ def test_unknown_documents_and_sheets_fall_back_to_reading_every_cell(
     assert contents(f"{url} - LibreOffice Spreadsheets", "Table 1", corners) is None
     assert (0, 0) in (contents(f"{url} - LibreOffice Spreadsheets", "Sheet Budget", corners) or set())
     assert a11y_grid.uno_grid_contents(lambda: [])(f"{url} - LibreOffice Spreadsheets", "Sheet Budget", corners) is None
+
+
+def test_static_properties_are_read_once_per_object() -> None:
+    class Node:
+        def __init__(self, path: str) -> None:
+            self.app, self.path, self.reads = type("App", (), {"bus_name": ":1.7"})(), path, 0
+
+        def get_role_name(self) -> str:
+            self.reads += 1
+            return "push button"
+
+    kept, uncached = a11y_static.StaticProperties(max_objects=2), a11y_static.StaticProperties(enabled=False)
+    first, second, third = Node("/a/1"), Node("/a/2"), Node("/a/3")
+    assert [kept.role(first), kept.role(first), kept.role(Node("/a/1"))] == ["push button"] * 3
+    assert first.reads == 1 and len(kept) == 1
+    kept.role(second), kept.role(third)  # past max_objects: starts over
+    assert len(kept) == 1
+    uncached.role(second), uncached.role(second)
+    assert second.reads == 3 and len(uncached) == 0
+
+
+@given(st.text(max_size=60))
+def test_document_and_sheet_names_round_trip(name: str) -> None:
+    assert a11y_grid.document_key(name + " - LibreOffice Spreadsheets") == name
+    assert a11y_grid.sheet_name("Sheet " + name) == name
+    if not name.endswith(" - LibreOffice Spreadsheets"):
+        assert a11y_grid.document_key(name) is None
 
 
 def test_names_parse() -> None:

@@ -1,0 +1,95 @@
+"""Accessibility tree read on a real Calc: every cell and property read vs the cheap paths, side by side.
+
+Run: ``.venv/bin/python bench/bench_a11y.py [--reads 10]``. Starts its own Xvfb, session bus,
+openbox and Calc (the tree is read in this process: libatspi binds one bus per process), then
+reads the observation's tree (visible nodes, at most 300) three ways, interleaved:
+
+- ``full``: every visible grid cell through AT-SPI, role and toolkit read every time (the old path);
+- ``grid``: UNO names the non-empty visible cells (:mod:`desktop_gym.guest.a11y_grid`);
+- ``grid+static``: plus role/interfaces/toolkit kept per object (:mod:`desktop_gym.guest.a11y_static`).
+
+Every read's text must be the same; the table prints each path's p50 and its ratio to ``full``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from desktop_gym.guest import a11y  # noqa: E402
+from desktop_gym.guest.a11y_grid import uno_grid_contents  # noqa: E402
+from desktop_gym.guest.apps import uno_bridge  # noqa: E402
+from desktop_gym.polling import poll_until  # noqa: E402
+from tests.support.soffice import start_soffice, start_x_session, stop_all  # noqa: E402
+
+MAX_NODES = 300  # DesktopEnv's a11y_max_nodes default
+
+
+def start_calc(work: Path, procs: list[subprocess.Popen]) -> uno_bridge.UnoConnection:
+    """A Calc on a small budget sheet, on a private desktop this process's env points at."""
+    import openpyxl
+
+    runtime = work / "run"
+    runtime.mkdir(mode=0o700)
+    base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
+    env = start_x_session(runtime, base, procs)
+    for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
+        os.environ[key] = env[key]
+    workbook = openpyxl.Workbook()
+    for row in range(1, 6):
+        workbook.active.append([f"item {row}", row * 10, row * 2.5])
+    document = work / "budget.xlsx"
+    workbook.save(document)
+    soffice, pipe = start_soffice(work, document, env, cache_dir=work / "cache")
+    procs.append(soffice)
+    connection = uno_bridge.wait_for_uno(pipe, timeout=60)
+    poll_until(lambda: 'table "Sheet ' in a11y.linearize_tree(), 60, "the Calc grid", retry_on=(a11y.A11yError,))
+    return connection
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reads", type=int, default=10, help="reads per path")
+    args = parser.parse_args()
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"a11y tree read on Calc ({os.cpu_count()} cores, load average {load})")
+    procs: list[subprocess.Popen] = []
+    with tempfile.TemporaryDirectory(prefix="bench-a11y-") as work:
+        try:
+            connection = start_calc(Path(work), procs)
+            grid = uno_grid_contents(lambda: [connection])
+            paths = {
+                "full": lambda: a11y.linearize_tree(True, MAX_NODES, static_cache=False),
+                "grid": lambda: a11y.linearize_tree(True, MAX_NODES, grid_contents=grid, static_cache=False),
+                "grid+static": lambda: a11y.linearize_tree(True, MAX_NODES, grid_contents=grid),
+            }
+            seconds: dict[str, list[float]] = {name: [] for name in paths}
+            texts: dict[str, set[str]] = {name: set() for name in paths}
+            for _ in range(args.reads):
+                for name, read in paths.items():
+                    started = time.perf_counter()
+                    texts[name].add(read())
+                    seconds[name].append(time.perf_counter() - started)
+        finally:
+            stop_all(procs)
+    full = statistics.median(seconds["full"])
+    for name, values in seconds.items():
+        median = statistics.median(values)
+        print(f"  {name:<12} p50 {median * 1000:7.0f} ms   x{full / median:.2f} vs full")
+    same = len(set().union(*texts.values())) == 1
+    print(f"  same text on every read: {same}")
+    if not same:
+        raise SystemExit("the cheap paths changed the tree text")
+
+
+if __name__ == "__main__":
+    main()
