@@ -54,6 +54,7 @@ def test_rows_carry_task_and_seed_and_bad_labels_are_named() -> None:
 
 
 @pytest.mark.stage_adapters
+@pytest.mark.timeout(600)  # 83-124 s on a quiet machine, 275-400 s with the 2 cores shared ~10 ways
 def test_multi_turn_executor_plays_desktop_episodes(smol, monkeypatch) -> None:
     tokenizer, model = smol
     monkeypatch.setenv(adapter.SOURCE_VARIABLE, SOURCE.to_json())

@@ -36,6 +36,7 @@ class ScriptedServerManager:
 
 
 @pytest.mark.stage_adapters
+@pytest.mark.timeout(600)  # 83-124 s on a quiet machine, 275-400 s with the 2 cores shared ~10 ways
 def test_registered_loop_plays_episodes_and_returns_agent_loop_output(smol, monkeypatch) -> None:
     from desktop_gym.train.adapters.verl import local_agent_loop, verl_rows
 
