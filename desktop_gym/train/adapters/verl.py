@@ -18,7 +18,9 @@ then the observation) with verl's Continuous Token builder, and then, each turn,
 manager for the answer (one sticky request id per trajectory), plays it as one action, and appends
 the next observation as a user turn. It returns verl's ``AgentLoopOutput``: prompt and response
 ids, the response mask (1 on model tokens, 0 on observation and prefill tokens), log-probabilities,
-the reward from the task's verifier, and the turn count.
+the reward from the task's verifier, and the turn count. It does not use ``ToolAgentLoop`` (which
+creates and releases a tool around every call and cuts tool answers to 256 tokens by default) nor
+the removed interactions API.
 
 Vision: when verl hands the loop a multimodal processor (a vision-language model) and the source's
 observation includes ``screenshot``, every user turn carries its screenshot as an image block
@@ -29,9 +31,7 @@ go to ``server_manager.generate(image_data=...)``, and the output's ``multi_moda
 
 Prefill: ``prefill`` (or ``$DESKTOP_GYM_PREFILL``) is the start of every answer, as
 ``PromptConfig.prefill``: its tokens follow each opened assistant turn (mask 0), the model continues
-them, and the action played is ``prefill + answer``. It does not use ``ToolAgentLoop`` (which
-creates and releases a tool around every call and cuts tool answers to 256 tokens by default) nor
-the removed interactions API.
+them, and the action played is ``prefill + answer``.
 
 Step-level variant: verl's agent loop returns one ``AgentLoopOutput`` per prompt, and its data
 path (``AgentLoopWorker._postprocess``) pads one sequence per trajectory, so one loop cannot hand
