@@ -62,6 +62,29 @@ def bench_resets(table, resets: int) -> DesktopEnv:
     return env
 
 
+def bench_reset_reuse(table, resets: int) -> None:
+    """Fast reset (a reused, proven-clean office) against the cold reset, interleaved on two desktops."""
+    envs = {
+        reuse: DesktopEnv(
+            task_id=CALC_TASK, observation=("screenshot",), settle_timeout=0, backend_kwargs={"reuse_office": reuse}
+        )
+        for reuse in (False, True)
+    }
+    seconds: dict[bool, list[float]] = {False: [], True: []}
+    try:
+        for env in envs.values():
+            env.reset(seed=0)
+        for seed in range(1, resets + 1):
+            for reuse, env in envs.items():
+                seconds[reuse].append(env.reset(seed=seed)[1]["reset_seconds"])
+        cold, fast = (percentile(seconds[reuse], 50) * 1000 for reuse in (False, True))
+        row(table, "reset Calc, cold office (reuse_office=False) p50", f"{cold:.0f} ms", f"n={resets}")
+        row(table, "reset Calc, reused office (default) p50", f"{fast:.0f} ms", f"{cold / fast:.2f}x faster")
+    finally:
+        for env in envs.values():
+            env.close()
+
+
 def bench_reset_variants(table, resets: int) -> None:
     """Reset with the default observation (settle + a11y tree), and with a warm spare office."""
     full = DesktopEnv(task_id=CALC_TASK)
@@ -73,7 +96,10 @@ def bench_reset_variants(table, resets: int) -> None:
     finally:
         full.close()
     warm = DesktopEnv(
-        task_id=CALC_TASK, observation=("screenshot",), settle_timeout=0, backend_kwargs={"warm_spare": True}
+        task_id=CALC_TASK,
+        observation=("screenshot",),
+        settle_timeout=0,
+        backend_kwargs={"warm_spare": True, "reuse_office": False},  # a reused office would take its place
     )
     seconds, failures = [], 0
     try:
@@ -264,6 +290,7 @@ def main() -> None:
     bench_default_obs_steps(table, min(args.steps, 40))
     bench_import(table)
     bench_four_envs(table)
+    bench_reset_reuse(table, max(5, args.resets // 2))
     bench_reset_variants(table, max(5, args.resets // 2))
     print("\nissue 16 targets (API call: bench/bench_api.py)")
     print(TARGETS.render())

@@ -29,6 +29,8 @@ from .xauth import connect_display, new_cookie, write_xauthority
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
 POLL_INTERVAL = 0.01
+#: Off until it measures faster here (bench_local.py's reuse rows); DESKTOP_GYM_REUSE_OFFICE=1 turns it on.
+REUSE_OFFICE_DEFAULT = os.environ.get("DESKTOP_GYM_REUSE_OFFICE", "") == "1"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 logger = logging.getLogger(__name__)
 # Variables of the caller's own desktop that must not leak into ours.
@@ -88,6 +90,9 @@ class LocalBackend(Backend):
         session_user: Run the session's apps (and dbus, openbox, the guest) as an unprivileged user
             of its own (see :mod:`.session_user`). ``None`` = whenever possible (running as root);
             ``True`` = required (an error otherwise); ``False`` = as the caller's user.
+        reuse_office: At reset, keep the episode's LibreOffice if the guest proves it clean (no
+            documents, dialogs, changed settings or layout, clipboard) and load the next task's file
+            of the same app into it; anything else gets a fresh office (see ``guest.apps.office_reuse``).
     """
 
     name = "local"
@@ -101,6 +106,7 @@ class LocalBackend(Backend):
         python: str = sys.executable,
         warm_spare: bool = False,
         session_user: bool | None = None,
+        reuse_office: bool = REUSE_OFFICE_DEFAULT,
     ) -> None:
         if session_user and not session_users.can_isolate():
             raise BackendError("session_user=True needs root and useradd (run as root, or pass session_user=None)")
@@ -115,6 +121,7 @@ class LocalBackend(Backend):
         self._isolate = session_users.can_isolate() and closed is None if session_user is None else session_user
         self.user: session_users.SessionUser | None = None  # the claimed session user, while running
         self.warm_spare = warm_spare
+        self.reuse_office = reuse_office
         self.width = width
         self.height = height
         self.startup_timeout = startup_timeout
@@ -209,6 +216,7 @@ class LocalBackend(Backend):
                 "--state-dir",
                 str(guest_state),
                 *(["--warm-spare"] if self.warm_spare else []),
+                *(["--reuse-office"] if self.reuse_office else []),
                 *(["--user", self.user.name] if self.user is not None else []),
             ],
             guest_env,

@@ -27,6 +27,11 @@ def main(argv: list[str] | None = None) -> None:
         "(default: guest-state/ beside the socket)",
     )
     parser.add_argument("--warm-spare", action="store_true", help="keep a LibreOffice ready for the next launch")
+    parser.add_argument(
+        "--reuse-office",
+        action="store_true",
+        help="keep a LibreOffice proven clean at reset for the next launch of the same app (see office_reuse)",
+    )
     parser.add_argument("--user", help="run as this user once the socket is bound (the guest starts as root)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s guest %(levelname)s %(message)s")
@@ -37,7 +42,15 @@ def main(argv: list[str] | None = None) -> None:
     default_state = Path(args.socket).parent if args.socket else Path(args.home).parent
     state_dir = Path(args.state_dir) if args.state_dir else default_state / "guest-state"
     confine.become_subreaper()  # processes that leave their app (setsid) stay ours to kill
-    server, servicer = serve(address, args.home, token, state_dir=state_dir, warm_spare=args.warm_spare, user=args.user)
+    server, servicer = serve(
+        address,
+        args.home,
+        token,
+        state_dir=state_dir,
+        warm_spare=args.warm_spare,
+        user=args.user,
+        reuse_office=args.reuse_office,
+    )
     logging.getLogger(__name__).info("guest agent listening on %s", address)
     run_forever(server, servicer)
 

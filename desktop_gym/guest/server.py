@@ -138,7 +138,14 @@ class GuestServicer(pb_grpc.GuestServicer):
         display_name: X display; ``None`` uses ``$DISPLAY``.
     """
 
-    def __init__(self, home: Path, state_dir: Path, display_name: str | None = None, warm_spare: bool = False) -> None:
+    def __init__(
+        self,
+        home: Path,
+        state_dir: Path,
+        display_name: str | None = None,
+        warm_spare: bool = False,
+        reuse_office: bool = False,
+    ) -> None:
         self.home = Path(home).resolve()
         self.display_name = display_name or os.environ.get("DISPLAY", "")
         self.env = processes.session_env(self.home)
@@ -157,6 +164,7 @@ class GuestServicer(pb_grpc.GuestServicer):
             Path(state_dir) / "launches",
             warm_spare=warm_spare,
             grab_screen=self.screen.grab,
+            reuse_office=reuse_office,
         )
 
     def _shared_frame(self, path: str) -> SharedFrame:
@@ -404,6 +412,7 @@ def serve(
     state_dir: str | Path | None = None,
     warm_spare: bool = False,
     user: str | None = None,
+    reuse_office: bool = False,
 ):
     """Start the guest server on a unix socket (mode 0600) and return ``(server, servicer)``.
 
@@ -439,7 +448,10 @@ def serve(
     if user is not None:
         confine.drop_to_user(user)
     servicer = GuestServicer(
-        Path(home), Path(state_dir) if state_dir else socket_path.parent / "guest-state", warm_spare=warm_spare
+        Path(home),
+        Path(state_dir) if state_dir else socket_path.parent / "guest-state",
+        warm_spare=warm_spare,
+        reuse_office=reuse_office,
     )
     pb_grpc.add_GuestServicer_to_server(servicer, server)
     server.start()

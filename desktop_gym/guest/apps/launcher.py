@@ -14,6 +14,7 @@ launch waits for it: keystrokes sent before the shell is ready would be lost.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
@@ -33,6 +34,7 @@ from ..windows import WindowManager
 from .spec import APP_SPECS, AppSpec, launchable_apps
 from .warm_spare import Spare, WarmOffice
 
+log = logging.getLogger(__name__)
 POLL_INTERVAL = 0.02
 #: Snapshots of the app table (spec.APP_SPECS), kept for importers; the launcher reads the table itself.
 LIBREOFFICE_MODULES = {key: spec.command[0] for key, spec in APP_SPECS.items() if spec.launch == "libreoffice"}
@@ -82,6 +84,10 @@ def remove_stale_lock(document: Path) -> None:
     (document.parent / f".~lock.{document.name}#").unlink(missing_ok=True)
 
 
+def _as_spare(launched: LaunchedApp) -> Spare:
+    return Spare(proc=launched.proc, launch_dir=launched.launch_dir, pipe_name=launched.pipe_name, uno=launched.uno)
+
+
 def _process_group(pid: int | None) -> int | None:
     if not pid:
         return None
@@ -104,6 +110,8 @@ class AppLauncher:
         grab_screen: Takes a screenshot; a launch returns once the screen stopped changing, because
             LibreOffice drops keys sent while it is still laying out its window (measured: about
             one launch in three lost the first keys when typing started right after UNO answered).
+        reuse_office: At ``kill_all``, keep a LibreOffice that ``office_reuse.park`` proves clean,
+            and load the next launch of the same app into it instead of starting a new office.
     """
 
     def __init__(
@@ -114,8 +122,12 @@ class AppLauncher:
         runtime_dir: Path,
         warm_spare: bool = False,
         grab_screen: Callable[[], Any] | None = None,
+        reuse_office: bool = False,
     ) -> None:
         self._grab_screen = grab_screen
+        self._reuse_office = reuse_office
+        self._parked: LaunchedApp | None = None  # a clean office kept from the previous episode
+        self.reuse_counts = {"reused": 0, "cold": 0, "refused": 0}
         self._home = Path(home)
         self._windows = windows
         self._env = env
@@ -149,7 +161,6 @@ class AppLauncher:
         spec = APP_SPECS.get(app)
         if spec is None or not spec.launchable:
             raise ValueError(f"unknown app {app!r} (known: {', '.join(launchable_apps())})")
-        office = spec.launch == "libreoffice"
         deadline = time.monotonic() + timeout
         source = resolve_path(file, self._home) if file else None
         if source is not None and not source.is_file():
@@ -157,8 +168,32 @@ class AppLauncher:
         existing = {window.window_id for window in self._windows.list_windows()}
         if source is not None and not spec.opens_files:
             raise ValueError(f"the {app} does not open files (exec a command instead)")
-        spare = self._warm.take() if self._warm is not None and office else None
-        if spare is not None:
+        parked = self._take_parked(app)
+        if parked is not None:
+            try:
+                return self._launch(app, spec, source, deadline, existing, parked)
+            except Exception as error:  # noqa: BLE001 - any doubt about the warm office means a cold start
+                log.warning("reusing the %s office failed, starting a fresh one: %s", app, error)
+                self.reuse_counts["refused"] += 1
+                self._forget_and_kill(parked)
+                existing = {window.window_id for window in self._windows.list_windows()}
+        return self._launch(app, spec, source, deadline, existing)
+
+    def _launch(
+        self,
+        app: str,
+        spec: AppSpec,
+        source: Path | None,
+        deadline: float,
+        existing: set[int],
+        parked: LaunchedApp | None = None,
+    ) -> LaunchedApp:
+        office = spec.launch == "libreoffice"
+        spare = self._warm.take() if self._warm is not None and office and parked is None else None
+        if parked is not None:
+            launched = self._load_into_spare(app, source, _as_spare(parked), deadline)
+            launched.extra["reuse"] = parked.extra["reuse"]
+        elif spare is not None:
             launched = self._load_into_spare(app, source, spare, deadline)
         elif office:
             launched = self._start_libreoffice(app, source, self._new_launch_dir(app))
@@ -187,9 +222,89 @@ class AppLauncher:
                 timeout=max(0.0, min(LAYOUT_SETTLE_TIMEOUT, deadline - time.monotonic())),
                 quiet=LAYOUT_QUIET,
             )
+        if self._reuse_office and launched.uno is not None:  # once laid out: the layout is part of the state
+            self._check_or_record_reuse_state(launched, reused=parked is not None, deadline=deadline)
         if self._warm is not None and office:
             self._warm.ensure_started()  # the next episode's office starts while this one runs
         return launched
+
+    def _check_or_record_reuse_state(self, launched: LaunchedApp, reused: bool, deadline: float) -> None:
+        """A cold office records its UI layout and settings; a reused one must show the same layout."""
+        from . import office_reuse
+
+        timeout = max(0.5, min(office_reuse.PARK_TIMEOUT_S, deadline - time.monotonic()))
+        if reused:
+            state = launched.extra["reuse"]
+            fingerprint = office_reuse.ui_fingerprint(launched.uno, timeout=timeout)
+            if fingerprint != state.fingerprint:
+                raise office_reuse.NotClean(f"the reused office's layout {fingerprint} != {state.fingerprint}")
+            window = next((w for w in self._windows.list_windows() if w.window_id == launched.window_id), None)
+            if window is not None and not office_reuse.wait_until_accessible(window.title):
+                log.info("the reused %s window %r is not in the accessibility tree yet", launched.app, window.title)
+            state.uses += 1
+            self.reuse_counts["reused"] += 1
+            return
+        self.reuse_counts["cold"] += 1
+        launched.extra["reuse"] = office_reuse.ReuseState(
+            fingerprint=office_reuse.ui_fingerprint(launched.uno, timeout=timeout),
+            settings=office_reuse.settings_snapshot(launched.uno, launched.launch_dir, timeout=timeout),
+        )
+
+    def _take_parked(self, app: str) -> LaunchedApp | None:
+        """The parked office if it serves ``app``; a parked office of another app is killed."""
+        with self._lock:
+            parked, self._parked = self._parked, None
+        if parked is None:
+            return None
+        if parked.app == app and parked.alive:
+            return parked
+        self._forget_and_kill(parked)
+        return None
+
+    def _forget_and_kill(self, launched: LaunchedApp) -> None:
+        with self._lock:
+            self._apps = [other for other in self._apps if other.proc is not launched.proc]
+        launched.uno = None
+        try:
+            kill_group(launched.proc.pid, launched.proc, timeout=5.0)
+        except TimeoutError as error:
+            log.warning("could not kill the %s office: %s", launched.app, error)
+        shutil.rmtree(launched.launch_dir / "profile", ignore_errors=True)
+        if launched.file is not None:
+            remove_stale_lock(Path(launched.file))
+
+    def _try_park(self, launched_apps: list[LaunchedApp]) -> LaunchedApp | None:
+        """Park the episode's one office if ``office_reuse.park`` proves it clean; None otherwise."""
+        from . import office_reuse
+
+        offices = [launched for launched in launched_apps if "reuse" in launched.extra and launched.alive]
+        if len(offices) != 1 or len([a for a in launched_apps if a.proc is offices[0].proc]) != 1:
+            return None
+        office = offices[0]
+        state = office.extra["reuse"]
+        if state.uses >= office_reuse.MAX_REUSES:
+            return None
+        pgid = office.proc.pid
+
+        def office_windows() -> list[WindowInfo]:
+            return [w for w in self._windows.list_windows() if w.pid is None or _process_group(w.pid) == pgid]
+
+        try:
+            office_reuse.park(
+                office.uno,
+                office.launch_dir,
+                office_windows,
+                state.fingerprint,
+                state.settings,
+                self._env.get("DISPLAY"),
+            )
+        except Exception as error:  # noqa: BLE001 - not provably clean: the caller kills it (the cold path)
+            log.info("not reusing the %s office: %s", office.app, error)
+            self.reuse_counts["refused"] += 1
+            return None
+        if office.file is not None:
+            remove_stale_lock(Path(office.file))
+        return office
 
     def _load_into_spare(self, app: str, source: Path | None, spare: Spare, deadline: float) -> LaunchedApp:
         if source is not None:
@@ -217,10 +332,14 @@ class AppLauncher:
         )
 
     def close(self) -> None:
-        """Kill launched apps and the warm spare."""
+        """Kill launched apps, the parked office and the warm spare."""
         try:
-            self.kill_all()
+            self.kill_all(park=False)
         finally:
+            with self._lock:
+                parked, self._parked = self._parked, None
+            if parked is not None:
+                self._forget_and_kill(parked)
             if self._warm is not None:
                 self._warm.close()
 
@@ -347,14 +466,23 @@ class AppLauncher:
         with self._lock:
             return [launched.info() for launched in self._apps]
 
-    def kill_all(self, timeout: float = 5.0) -> None:
+    def kill_all(self, timeout: float = 5.0, park: bool = True) -> None:
         """SIGKILL every launched app's process group and wait until each is gone.
+
+        With ``reuse_office`` (and ``park``), an office proven clean is kept for the next launch.
 
         Raises:
             TimeoutError: some group still has processes after ``timeout``.
         """
         with self._lock:
             launched_apps, self._apps = self._apps, []
+        parked = self._try_park(launched_apps) if self._reuse_office and park else None
+        if parked is not None:
+            launched_apps = [launched for launched in launched_apps if launched is not parked]
+            with self._lock:
+                previous, self._parked = self._parked, parked
+            if previous is not None:
+                self._forget_and_kill(previous)
         failures = []
         for launched in launched_apps:
             # Drop the UNO connection without a remote call: the app may be hung, that is why we kill it.
