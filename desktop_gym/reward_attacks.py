@@ -144,6 +144,13 @@ def _kind(data: bytes) -> str:
     return "other"
 
 
+def _saved(document: Any) -> bytes:
+    """The bytes of an openpyxl, python-docx or python-pptx document saved to memory."""
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
 def _forge_xlsx(data: bytes, strings: Sequence[str], *, clear: bool) -> bytes:
     import openpyxl
 
@@ -157,9 +164,7 @@ def _forge_xlsx(data: bytes, strings: Sequence[str], *, clear: bool) -> bytes:
             start = sheet.max_row + 1 if sheet.max_row > 1 or sheet["A1"].value is not None else 1
             for offset, text in enumerate(strings):
                 sheet.cell(row=start + offset, column=1, value=text)
-    out = io.BytesIO()
-    workbook.save(out)
-    return out.getvalue()
+    return _saved(workbook)
 
 
 def _forge_docx(data: bytes, strings: Sequence[str], *, clear: bool) -> bytes:
@@ -173,9 +178,7 @@ def _forge_docx(data: bytes, strings: Sequence[str], *, clear: bool) -> bytes:
     else:
         for text in strings:
             document.add_paragraph(text)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+    return _saved(document)
 
 
 def _forge_pptx(data: bytes, strings: Sequence[str], *, clear: bool) -> bytes:
@@ -191,9 +194,7 @@ def _forge_pptx(data: bytes, strings: Sequence[str], *, clear: bool) -> bytes:
     elif len(presentation.slides):
         box = presentation.slides[0].shapes.add_textbox(Inches(0.5), Inches(0.5), Inches(4), Inches(1))
         box.text_frame.text = "\n".join(strings)
-    out = io.BytesIO()
-    presentation.save(out)
-    return out.getvalue()
+    return _saved(presentation)
 
 
 def _forge(data: bytes, strings: Sequence[str], *, clear: bool) -> bytes:

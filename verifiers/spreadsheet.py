@@ -6,7 +6,7 @@ xlsx is read with openpyxl; cell values also read from ods (odfpy).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from ._load import is_ods, open_xlsx, require
@@ -78,6 +78,18 @@ def _mismatch_result(what: str, mismatches: dict[str, dict[str, object]], total:
     )
 
 
+def wrong_cells_result(
+    what: str, mismatches: dict[str, dict[str, object]], total: int, describe: Callable[[dict[str, object]], str]
+) -> VerifierResult:
+    """A failure for cells with the wrong ``what`` (font, fill), the first one's mismatch worded by ``describe``."""
+    first = next(iter(mismatches))
+    return VerifierResult.failed(
+        f"{len(mismatches)} of {total} cells have the wrong {what}; first {first}: {describe(mismatches[first])}",
+        score=(total - len(mismatches)) / total if total else 0.0,
+        mismatches=mismatches,
+    )
+
+
 def _ods_cell_values(data: bytes, refs: Iterable[str], sheet: str | None) -> dict[str, object]:
     from openpyxl.utils.cell import coordinate_to_tuple
 
@@ -137,6 +149,12 @@ def verify_xlsx_cells(
     return VerifierResult.passed(f"all {len(expected)} cells match", cells=len(expected))
 
 
+def _codes_match(found: str, want: str, match: Match, normalize: Callable[[str], str]) -> bool:
+    """Whether a formula or format code ``equals`` (or ``contains``) the wanted one, both normalized."""
+    got, needle = normalize(found), normalize(want)
+    return got == needle or (match == "contains" and needle in got)
+
+
 def _normalize_formula(formula: str) -> str:
     return "".join(formula.lstrip("=").split()).upper()
 
@@ -168,8 +186,7 @@ def verify_xlsx_formulas(
             continue
         if want is None:
             continue
-        got, needle = _normalize_formula(text), _normalize_formula(want)
-        if got != needle and not (match == "contains" and needle in got):
+        if not _codes_match(text, want, match, _normalize_formula):
             mismatches[ref] = {"expected": want, "found": text}
     if mismatches:
         return _mismatch_result("formula cells", mismatches, len(expected))
@@ -201,8 +218,7 @@ def verify_xlsx_number_formats(
     mismatches: dict[str, dict[str, object]] = {}
     for ref, want in expected.items():
         found = worksheet[ref.upper()].number_format
-        got, needle = _normalize_format(found), _normalize_format(want)
-        if got != needle and not (match == "contains" and needle in got):
+        if not _codes_match(found, want, match, _normalize_format):
             mismatches[ref] = {"expected": want, "found": found}
     if mismatches:
         return _mismatch_result("number formats", mismatches, len(expected))
@@ -258,13 +274,11 @@ def verify_xlsx_font(
                 mismatches[ref] = {"property": key, "expected": want, "found": got}
                 break
     if mismatches:
-        first = next(iter(mismatches))
-        miss = mismatches[first]
-        return VerifierResult.failed(
-            f"{len(mismatches)} of {len(refs)} cells have the wrong font; first {first}: "
-            f"{miss['property']} expected {miss['expected']!r}, found {miss['found']!r}",
-            score=(len(refs) - len(mismatches)) / len(refs) if refs else 0.0,
-            mismatches=mismatches,
+        return wrong_cells_result(
+            "font",
+            mismatches,
+            len(refs),
+            lambda miss: f"{miss['property']} expected {miss['expected']!r}, found {miss['found']!r}",
         )
     return VerifierResult.passed(f"all {len(refs)} cells have the expected font")
 

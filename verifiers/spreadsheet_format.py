@@ -10,7 +10,7 @@ from typing import Any
 from ._load import open_xlsx
 from .registry import register_verifier
 from .result import VerifierResult
-from .spreadsheet import expand_cells, pick_sheet
+from .spreadsheet import expand_cells, pick_sheet, wrong_cells_result
 from .spreadsheet_structure import _boundaries
 
 
@@ -55,12 +55,8 @@ def verify_xlsx_fill(
         if found != wanted:
             mismatches[ref] = {"expected": color, "found": f"#{found}" if found else None}
     if mismatches:
-        first = next(iter(mismatches))
-        return VerifierResult.failed(
-            f"{len(mismatches)} of {len(refs)} cells have the wrong fill; first {first}: "
-            f"expected {color!r}, found {mismatches[first]['found']!r}",
-            score=(len(refs) - len(mismatches)) / len(refs) if refs else 0.0,
-            mismatches=mismatches,
+        return wrong_cells_result(
+            "fill", mismatches, len(refs), lambda miss: f"expected {color!r}, found {miss['found']!r}"
         )
     return VerifierResult.passed(f"all {len(refs)} cells have fill {color!r}")
 

@@ -238,18 +238,17 @@ class InputController:
 
     def mouse_down(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
         """Press a mouse button (at ``(x, y)`` if given)."""
-        number = self._button(button)
-        with self._lock:
-            self._move(x, y)
-            xtest.fake_input(self._display, X.ButtonPress, number)
-            self._display.sync()
+        self._button_event(X.ButtonPress, x, y, button)
 
     def mouse_up(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
         """Release a mouse button (at ``(x, y)`` if given)."""
+        self._button_event(X.ButtonRelease, x, y, button)
+
+    def _button_event(self, event: int, x: int | None, y: int | None, button: str) -> None:
         number = self._button(button)
         with self._lock:
             self._move(x, y)
-            xtest.fake_input(self._display, X.ButtonRelease, number)
+            xtest.fake_input(self._display, event, number)
             self._display.sync()
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, button: str = "left", steps: int = 8) -> None:
