@@ -8,7 +8,7 @@ Gold files (``cloud_file``) are read from the local cache at import time and emb
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +114,17 @@ def compare_docx_files(result: Mapping, expected: Mapping, options: Mapping, cac
     return {"name": "document_text", **_source(result), "args": args}
 
 
+def _all_present_and_absent(
+    check: Callable[[str], Node], present: Iterable[object], absent: Iterable[object], when_empty: str
+) -> Node:
+    """All of ``check`` for each ``present`` text and its negation for each ``absent`` one (one check alone)."""
+    checks = [check(str(text)) for text in present]
+    checks += [{"not": check(str(text))} for text in absent]
+    if not checks:
+        raise Unsupported(when_empty)
+    return checks[0] if len(checks) == 1 else {"all": checks}
+
+
 def exact_match(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
     _no_options(options, "exact_match")
     wanted = str(_rules(expected).get("expected", ""))
@@ -136,11 +147,12 @@ def check_include_exclude(result: Mapping, expected: Mapping, options: Mapping, 
         def contains(text: str) -> Node:
             return {"name": "file_contains", **source, "args": {"text": text}}
 
-    checks = [contains(str(t)) for t in rules.get("include", [])]
-    checks += [{"not": contains(str(t))} for t in rules.get("exclude", [])]
-    if not checks:
-        raise Unsupported("check_include_exclude with no include and no exclude rules")
-    return checks[0] if len(checks) == 1 else {"all": checks}
+    return _all_present_and_absent(
+        contains,
+        rules.get("include", []),
+        rules.get("exclude", []),
+        "check_include_exclude with no include and no exclude rules",
+    )
 
 
 # compare_pptx_files options that only switch OSWorld's formatting checks on or off: the text of
@@ -253,11 +265,12 @@ def check_list(result: Mapping, expected: Mapping, options: Mapping, cache_dir: 
             return {"name": "command_output", **source, "args": {"regex": pattern, "returncode": None}}
         return {"name": "file_regex", **source, "args": {"pattern": pattern}}
 
-    checks = [matches(str(pattern)) for pattern in rules.get("expect", [])]
-    checks += [{"not": matches(str(pattern))} for pattern in rules.get("unexpect", [])]
-    if not checks:
-        raise Unsupported("check_list with no expect and no unexpect patterns")
-    return checks[0] if len(checks) == 1 else {"all": checks}
+    return _all_present_and_absent(
+        matches,
+        rules.get("expect", []),
+        rules.get("unexpect", []),
+        "check_list with no expect and no unexpect patterns",
+    )
 
 
 def check_pdf_pages(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
