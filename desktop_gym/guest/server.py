@@ -347,8 +347,18 @@ class GuestServicer(pb_grpc.GuestServicer):
         # UNO (OSTools) need no launched app.
         app = registry.resolve_app(request.app)
         launched = self.launcher.get(app) if registry.uses_uno(app) else None
-        result = registry.call_api(launched, request.method, request.args_json, home=self.home, app=app)
+        focus_key = self._focus_key() if launched is not None else None
+        result = registry.call_api(
+            launched, request.method, request.args_json, home=self.home, app=app, focus_key=focus_key
+        )
         return pb.CallApiReply(result_json=result)
+
+    def _focus_key(self) -> tuple[object, ...] | None:
+        """The desktop's focus key for the API's document cache; None (no caching) without a display."""
+        try:
+            return self.windows.focus_key()
+        except (NotImplementedError, OSError, ConnectionError):
+            return None
 
     def _focused_app(self) -> tuple[str, int]:
         """The launched app owning the focused window (by window id or process group), and the window."""

@@ -91,6 +91,23 @@ class WindowManager:
                     continue
             return windows
 
+    def focus_key(self) -> tuple[object, ...]:
+        """What changes whenever another window (or document in it) takes the focus: two X round trips.
+
+        ``(active window id, its title)``: a new window, a dialog, a switch, or a document loaded
+        into the focused window (its title changes) all change it.
+        """
+        with self._lock:
+            active = self._active_id()
+            title = None
+            if active is not None:
+                try:
+                    window = self._display.create_resource_object("window", active)
+                    title = self._property(window, "_NET_WM_NAME", self._atom("UTF8_STRING"))
+                except (xerror.BadWindow, xerror.BadDrawable, xerror.BadMatch):
+                    title = None
+            return active, title
+
     def focused_window(self) -> WindowInfo | None:
         """Return the active window, if any."""
         return next((window for window in self.list_windows() if window.focused), None)

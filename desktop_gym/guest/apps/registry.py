@@ -14,9 +14,9 @@ import difflib
 import functools
 import importlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .spec import APP_SPECS
 from .tool_schema import (
@@ -29,6 +29,7 @@ from .tool_schema import (
     tool_schemas,
 )
 from .uno_bridge import _run_with_deadline as run_with_deadline  # the UNO watchdog, for tools without UNO too
+from .uno_document_cache import DocumentCache, focused_document, is_disposed
 
 
 class _ToolClasses(Mapping[str, type]):
@@ -143,6 +144,34 @@ def parse_arguments(method: ToolMethod, args_json: str) -> dict[str, Any]:
     return method.validate(arguments)
 
 
+_DOCUMENTS = DocumentCache()
+
+
+def _document_for(connection: Any, focus_key: Hashable | None) -> Any:
+    """The kept document under ``focus_key``, else the focused window's (then kept), else the last kept one.
+
+    Without a focus key (or anything kept), ``getCurrentComponent``'s document.
+    """
+    document = _DOCUMENTS.kept(connection, focus_key)
+    if document is not None:
+        return document
+    if focus_key is not None:
+        components = connection.desktop.getComponents().createEnumeration()
+        documents = []
+        while components.hasMoreElements():
+            documents.append(components.nextElement())
+        document = focused_document(documents, focus_key)
+        if document is not None:
+            _DOCUMENTS.keep(connection, focus_key, document)
+            return document
+        # A dialog (or another app) has the focus: the document focused last, which
+        # getCurrentComponent may not name yet right after a switch.
+        document = _DOCUMENTS.last(connection)
+        if document is not None:
+            return document
+    return _current_document(connection)
+
+
 def _current_document(connection: Any) -> Any:
     current = connection.desktop.getCurrentComponent()
     if current is not None and hasattr(current, "getURL"):
@@ -171,6 +200,7 @@ def run_tool(
     timeout: float | None = None,
     internal: bool = False,
     app: str | None = None,
+    focus_key: Hashable | None = None,
 ) -> Any:
     """Run one tool method on a launched app's current document, under the UNO watchdog.
 
@@ -185,6 +215,10 @@ def run_tool(
         timeout: Seconds before ``UnoTimeoutError`` (default: per method, see :data:`SLOW_METHODS`).
         internal: Allow methods hidden from the agent (``summary``).
         app: The app or tool class name (default: ``launched.app``).
+        focus_key: The desktop's focus key (``WindowManager.focus_key``): the call acts on the
+            document whose window has the focus (by title), kept for later calls under the same
+            key; with a dialog focused, on the document focused last; without a key, on
+            ``getCurrentComponent``'s.
 
     Returns:
         The method's result (JSON-serialisable).
@@ -207,18 +241,29 @@ def run_tool(
         raise ApiCallError(f"{qualified}: {launched.app} has no UNO connection (was it launched by the guest?)")
 
     def run() -> Any:
-        tools = tools_class(_current_document(connection), home=home)
-        try:
-            return getattr(tools, method_name)(**(arguments or {}))
-        except (ApiArgumentError, ApiCallError):
-            raise
-        except Exception as exc:
-            if not _is_uno_exception(exc):
+        for kept_key in (focus_key, None):  # a kept document closed meanwhile: look again, once
+            document = _document_for(connection, kept_key)
+            tools = tools_class(document, home=home)
+            try:
+                return getattr(tools, method_name)(**(arguments or {}))
+            except (ApiArgumentError, ApiCallError):
                 raise
-            message = getattr(exc, "Message", "") or str(exc)
-            raise ApiCallError(f"{qualified}: LibreOffice raised {type(exc).__name__}: {message}") from None
+            except Exception as exc:
+                if kept_key is not None and is_disposed(exc):
+                    _DOCUMENTS.forget(connection)
+                    continue
+                _raise_as_api_error(exc, qualified)
+        raise AssertionError("unreachable: the second attempt resolves the document afresh")
 
     return connection.call(run, timeout=limit, what=qualified)
+
+
+def _raise_as_api_error(exc: Exception, qualified: str) -> NoReturn:
+    """Re-raise a LibreOffice exception as :class:`ApiCallError` (its text kept), anything else as is."""
+    if not _is_uno_exception(exc):
+        raise exc
+    message = getattr(exc, "Message", "") or str(exc)
+    raise ApiCallError(f"{qualified}: LibreOffice raised {type(exc).__name__}: {message}") from None
 
 
 def call_api(
@@ -228,6 +273,7 @@ def call_api(
     home: str | Path | None = None,
     timeout: float | None = None,
     app: str | None = None,
+    focus_key: Hashable | None = None,
 ) -> str:
     """Validate and run one agent API call; return its result as JSON text.
 
@@ -240,7 +286,7 @@ def call_api(
     """
     method = find_method(tool_class(app or launched.app), method_name)
     arguments = parse_arguments(method, args_json)
-    result = run_tool(launched, method_name, arguments, home=home, timeout=timeout, app=app)
+    result = run_tool(launched, method_name, arguments, home=home, timeout=timeout, app=app, focus_key=focus_key)
     try:
         return json.dumps(result)
     except TypeError as exc:
