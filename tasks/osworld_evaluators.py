@@ -8,7 +8,7 @@ Gold files (``cloud_file``) are read from the local cache at import time and emb
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -114,12 +114,21 @@ def compare_docx_files(result: Mapping, expected: Mapping, options: Mapping, cac
     return {"name": "document_text", **_source(result), "args": args}
 
 
-def _all_present_and_absent(
-    check: Callable[[str], Node], present: Iterable[object], absent: Iterable[object], when_empty: str
-) -> Node:
-    """All of ``check`` for each ``present`` text and its negation for each ``absent`` one (one check alone)."""
-    checks = [check(str(text)) for text in present]
-    checks += [{"not": check(str(text))} for text in absent]
+def _text_check(source: Mapping, *, command_arg: str, file_check: str, file_arg: str) -> Callable[[str], Node]:
+    """One text checked in ``source``: by ``command_output`` (``command_arg``), else ``file_check`` (``file_arg``)."""
+
+    def check(text: str) -> Node:
+        if "command" in source:
+            return {"name": "command_output", **source, "args": {command_arg: text, "returncode": None}}
+        return {"name": file_check, **source, "args": {file_arg: text}}
+
+    return check
+
+
+def _present_and_absent(rules: Mapping, check: Callable[[str], Node], keys: tuple[str, str], when_empty: str) -> Node:
+    """All of ``check`` for each text listed under ``keys[0]`` and its negation for each under ``keys[1]``."""
+    checks = [check(str(text)) for text in rules.get(keys[0], [])]
+    checks += [{"not": check(str(text))} for text in rules.get(keys[1], [])]
     if not checks:
         raise Unsupported(when_empty)
     return checks[0] if len(checks) == 1 else {"all": checks}
@@ -136,21 +145,10 @@ def exact_match(result: Mapping, expected: Mapping, options: Mapping, cache_dir:
 
 def check_include_exclude(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
     _no_options(options, "check_include_exclude")
-    rules = _rules(expected)
-    source = _source(result)
-    if "command" in source:
-
-        def contains(text: str) -> Node:
-            return {"name": "command_output", **source, "args": {"contains": text, "returncode": None}}
-    else:
-
-        def contains(text: str) -> Node:
-            return {"name": "file_contains", **source, "args": {"text": text}}
-
-    return _all_present_and_absent(
-        contains,
-        rules.get("include", []),
-        rules.get("exclude", []),
+    return _present_and_absent(
+        _rules(expected),
+        _text_check(_source(result), command_arg="contains", file_check="file_contains", file_arg="text"),
+        ("include", "exclude"),
         "check_include_exclude with no include and no exclude rules",
     )
 
@@ -257,18 +255,10 @@ def diff_text_file(result: Mapping, expected: Mapping, options: Mapping, cache_d
 
 def check_list(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
     _no_options(options, "check_list")
-    rules = _rules(expected)
-    source = _source(result)
-
-    def matches(pattern: str) -> Node:
-        if "command" in source:
-            return {"name": "command_output", **source, "args": {"regex": pattern, "returncode": None}}
-        return {"name": "file_regex", **source, "args": {"pattern": pattern}}
-
-    return _all_present_and_absent(
-        matches,
-        rules.get("expect", []),
-        rules.get("unexpect", []),
+    return _present_and_absent(
+        _rules(expected),
+        _text_check(_source(result), command_arg="regex", file_check="file_regex", file_arg="pattern"),
+        ("expect", "unexpect"),
         "check_list with no expect and no unexpect patterns",
     )
 

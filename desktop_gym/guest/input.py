@@ -318,18 +318,17 @@ class InputController:
 
     def key_down(self, key: str) -> None:
         """Hold a key down (``key`` is a key name such as ``"ctrl"`` or ``"a"``)."""
-        keysym = key_to_keysym(key)
-        with self._lock:
-            keycode, _ = self._keycode_for(keysym)
-            xtest.fake_input(self._display, X.KeyPress, keycode)
-            self._display.sync()
+        self._key_event(X.KeyPress, key)
 
     def key_up(self, key: str) -> None:
         """Release a key."""
+        self._key_event(X.KeyRelease, key)
+
+    def _key_event(self, event: int, key: str) -> None:
         keysym = key_to_keysym(key)
         with self._lock:
             keycode, _ = self._keycode_for(keysym)
-            xtest.fake_input(self._display, X.KeyRelease, keycode)
+            xtest.fake_input(self._display, event, keycode)
             self._display.sync()
 
     def press(self, key: str, presses: int = 1) -> None:
