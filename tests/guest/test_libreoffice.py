@@ -15,6 +15,7 @@ import pytest
 from desktop_gym.guest.apps import lo_profile, uno_bridge
 
 from ..support.soffice import needs_desktop_tools, start_soffice, start_x_session, stop_all
+from ..support.threads import run_in_threads
 
 pytestmark = needs_desktop_tools
 
@@ -110,20 +111,7 @@ def test_template_settings(cache_dir: Path) -> None:
 
 
 def test_concurrent_builds_agree(tmp_path: Path) -> None:
-    results: list[Path] = []
-    errors: list[BaseException] = []
-
-    def build() -> None:
-        try:
-            results.append(lo_profile.ensure_profile_template(tmp_path))
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=build) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
+    results, errors = run_in_threads(lambda: lo_profile.ensure_profile_template(tmp_path), copies=3, timeout=120)
     assert errors == []
     assert len(set(results)) == 1 and len(results) == 3
     assert [p.name for p in tmp_path.iterdir()] == [results[0].name]

@@ -19,6 +19,8 @@ from desktop_gym.serve.pool import CapacityError, DesktopPool
 from desktop_gym.serve.protos import env_pb2 as pb
 from desktop_gym.serve.server import EnvServer
 
+from ..support.threads import run_in_threads
+
 TASK = "starter.terminal_write_file"
 
 
@@ -229,20 +231,13 @@ def test_steps_of_one_env_are_serialized_and_of_different_envs_parallel(slow_ser
 def test_a_third_concurrent_call_on_one_env_is_refused(slow_server):
     env = remote(slow_server)
     env.reset()
-    errors: list[Exception] = []
-
-    def step() -> None:
-        try:
-            env.step("wait()")
-        except EnvServerError as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=step) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=10)
-    assert len(errors) == 1 and "RESOURCE_EXHAUSTED" in str(errors[0]) and "one queued" in str(errors[0])
+    _, errors = run_in_threads(lambda: env.step("wait()"), copies=3, timeout=10)
+    assert (
+        len(errors) == 1
+        and isinstance(errors[0], EnvServerError)
+        and "RESOURCE_EXHAUSTED" in str(errors[0])
+        and "one queued" in str(errors[0])
+    )
 
 
 def test_drain_finishes_in_flight_steps_and_refuses_new_envs(slow_server, wait_until):
