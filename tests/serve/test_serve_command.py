@@ -2,51 +2,29 @@
 
 from __future__ import annotations
 
-import json
-import os
-import select
 import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
 from desktop_gym.errors import EnvLostError
 from desktop_gym.serve.client import EnvConnection, RemoteEnv
-from desktop_gym.serve.cluster import SERVER_MARKER, marked_processes
+from desktop_gym.serve.cluster import marked_processes
 from desktop_gym.tasks import get_task, null_policy
+
+from ..support.serve_process import start_serve
 
 pytestmark = pytest.mark.stage_serve
 
 TASK = "starter.terminal_write_file"
-CLI = str(Path(sys.executable).with_name("desktop-gym"))
-
-
-def read_json_line(proc: subprocess.Popen, timeout: float) -> dict:
-    """The first stdout line of ``proc`` as JSON (fails the test naming what it waited for)."""
-    assert proc.stdout is not None
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    if not ready:
-        proc.kill()
-        pytest.fail(f"desktop-gym serve printed no address within {timeout}s; stderr: {proc.stderr.read()[-2000:]}")
-    return json.loads(proc.stdout.readline())
 
 
 @pytest.fixture
 def serve_process():
     key = f"test-{uuid.uuid4().hex[:8]}"
-    proc = subprocess.Popen(
-        [CLI, "serve", "--address", "127.0.0.1:0", "--max-envs", "2", "--warm", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, SERVER_MARKER: key},
-    )
-    info = read_json_line(proc, timeout=120)
+    proc, info = start_serve(key)
     yield proc, info, key
     if proc.poll() is None:
         proc.kill()

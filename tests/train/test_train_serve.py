@@ -3,44 +3,29 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import select
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
 from desktop_gym.cli_serve import TOKEN_ENV
-from desktop_gym.serve.cluster import SERVER_MARKER, marked_processes
+from desktop_gym.serve.cluster import marked_processes
 from desktop_gym.train.config import EnvSection
 from desktop_gym.train.demo import demo_config
 from desktop_gym.train.entropulse import EntropulseConfig
 from desktop_gym.train.metrics import read_metrics
 
-pytestmark = pytest.mark.stage_train
+from ..support.serve_process import start_serve
 
-CLI = str(Path(sys.executable).with_name("desktop-gym"))
-SERVER_START_TIMEOUT_S = 120
+pytestmark = pytest.mark.stage_train
 
 
 def test_one_rl_iteration_over_an_env_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wait_until) -> None:
     from desktop_gym.train.trainer import Trainer
 
     key = f"train-{uuid.uuid4().hex[:8]}"
-    server = subprocess.Popen(
-        [CLI, "serve", "--address", "127.0.0.1:0", "--max-envs", "2", "--warm", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, SERVER_MARKER: key},
-    )
+    server, info = start_serve(key)
     try:
-        ready, _, _ = select.select([server.stdout], [], [], SERVER_START_TIMEOUT_S)
-        assert ready, f"desktop-gym serve printed no address within {SERVER_START_TIMEOUT_S}s"
-        info = json.loads(server.stdout.readline())
         monkeypatch.setenv(TOKEN_ENV, info["token"])
         base = demo_config(str(tmp_path / "remote"))
         config = dataclasses.replace(

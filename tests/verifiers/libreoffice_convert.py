@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,21 @@ def resaved(workdir: Path, name: str, data: bytes, target_format: str) -> bytes:
     """``data`` written as ``workdir/name`` and re-saved by real LibreOffice as ``target_format`` (same name)."""
     (workdir / name).write_bytes(data)
     return convert([workdir / name], target_format, workdir)[name]
+
+
+def resaved_fixture(build: Callable[[], bytes], name: str, target_format: str, what: str) -> Callable[..., bytes]:
+    """A module-scoped fixture: what ``build`` writes, re-saved once by real LibreOffice (see :func:`resaved`).
+
+    Args:
+        build: makes the document's bytes.
+        name: its file name (the suffix tells LibreOffice the type).
+        target_format: a ``--convert-to`` argument.
+        what: the fixture's docstring (what it is).
+    """
+
+    @pytest.fixture(scope="module")
+    def fixture(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+        return resaved(tmp_path_factory.mktemp("lo_" + Path(name).suffix[1:]), name, build(), target_format)
+
+    fixture.__doc__ = what
+    return fixture

@@ -25,7 +25,7 @@ from desktop_gym.verifiers import (
     verify_docx_tables,
 )
 
-from .libreoffice_convert import resaved, saved_bytes
+from .libreoffice_convert import resaved_fixture, saved_bytes
 
 
 def build_document() -> bytes:
@@ -57,10 +57,9 @@ def report() -> bytes:
     return build_document()
 
 
-@pytest.fixture(scope="module")
-def lo_report(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """The report re-saved by LibreOffice Writer as docx."""
-    return resaved(tmp_path_factory.mktemp("lo_docx"), "report.docx", build_document(), "docx:MS Word 2007 XML")
+lo_report = resaved_fixture(
+    build_document, "report.docx", "docx:MS Word 2007 XML", "The report re-saved by LibreOffice Writer as docx."
+)
 
 
 def test_paragraph_and_text(report: bytes) -> None:

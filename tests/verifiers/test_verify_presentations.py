@@ -13,7 +13,7 @@ from pptx.util import Inches
 
 from desktop_gym.verifiers import presentations as decks
 
-from .libreoffice_convert import resaved, saved_bytes
+from .libreoffice_convert import resaved_fixture, saved_bytes
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 
@@ -43,10 +43,7 @@ def deck() -> bytes:
     return build_deck()
 
 
-@pytest.fixture(scope="module")
-def lo_deck(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """The deck re-saved by LibreOffice Impress as pptx."""
-    return resaved(tmp_path_factory.mktemp("lo_pptx"), "deck.pptx", build_deck(), "pptx")
+lo_deck = resaved_fixture(build_deck, "deck.pptx", "pptx", "The deck re-saved by LibreOffice Impress as pptx.")
 
 
 def test_slide_count(deck: bytes) -> None:
