@@ -14,23 +14,18 @@ Here, vLLM cannot run (no GPU), so a transformers-backed StandInVllmEngine serve
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import importlib.util
-import os
+
+from adapter_example import episode_args
 
 import desktop_gym.train.adapters.openrlhf as adapter
 from desktop_gym.llm.model import load_default_model
-from desktop_gym.train.adapters.episode import SOURCE_VARIABLE, EnvSource
 from desktop_gym.train.adapters.standins import StandInGenerator, StandInSamplingParams, StandInVllmEngine
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="calc.enter_value")
-    parser.add_argument("--episodes", type=int, default=2)
-    args = parser.parse_args()
-    os.environ.setdefault(SOURCE_VARIABLE, EnvSource(options={"action_mode": "api", "max_steps": 3}).to_json())
+    args = episode_args(__doc__.splitlines()[0])
 
     # Load the agent file as OpenRLHF does: by path, as a module named agent_module.
     spec = importlib.util.spec_from_file_location("agent_module", adapter.__file__)

@@ -12,22 +12,17 @@ Here a transformers-backed StandInVerlServerManager serves the ``generate`` call
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
+
+from adapter_example import episode_args
 
 from desktop_gym.llm.model import load_default_model
-from desktop_gym.train.adapters.episode import SOURCE_VARIABLE, EnvSource
 from desktop_gym.train.adapters.standins import StandInGenerator, StandInVerlServerManager
 from desktop_gym.train.adapters.verl import local_agent_loop, verl_rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="calc.enter_value")
-    parser.add_argument("--episodes", type=int, default=2)
-    args = parser.parse_args()
-    os.environ.setdefault(SOURCE_VARIABLE, EnvSource(options={"action_mode": "api", "max_steps": 3}).to_json())
+    args = episode_args(__doc__.splitlines()[0])
     tokenizer, model = load_default_model()
     server = StandInVerlServerManager(StandInGenerator(model, tokenizer), response_length=32)
 

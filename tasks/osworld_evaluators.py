@@ -125,13 +125,35 @@ def _text_check(source: Mapping, *, command_arg: str, file_check: str, file_arg:
     return check
 
 
-def _present_and_absent(rules: Mapping, check: Callable[[str], Node], keys: tuple[str, str], when_empty: str) -> Node:
-    """All of ``check`` for each text listed under ``keys[0]`` and its negation for each under ``keys[1]``."""
-    checks = [check(str(text)) for text in rules.get(keys[0], [])]
-    checks += [{"not": check(str(text))} for text in rules.get(keys[1], [])]
-    if not checks:
-        raise Unsupported(when_empty)
-    return checks[0] if len(checks) == 1 else {"all": checks}
+# OSWorld metrics that list texts a command's output or a file must hold and must not hold:
+# metric -> (rule key of present texts, of absent ones, command_output argument, file verifier, its
+# argument, what the rules are called in the error when there are none).
+_TEXT_LIST_METRICS = {
+    "check_include_exclude": ("include", "exclude", "contains", "file_contains", "text", "rules"),
+    "check_list": ("expect", "unexpect", "regex", "file_regex", "pattern", "patterns"),
+}
+
+
+def _text_list_metric(metric: str) -> Callable[[Mapping, Mapping, Mapping, Path], Node]:
+    """The mapping of one ``_TEXT_LIST_METRICS`` metric: all present texts, and none of the absent ones."""
+    present, absent, command_arg, file_check, file_arg, what = _TEXT_LIST_METRICS[metric]
+
+    def evaluate(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
+        _no_options(options, metric)
+        rules = _rules(expected)
+        check = _text_check(_source(result), command_arg=command_arg, file_check=file_check, file_arg=file_arg)
+        checks = [check(str(text)) for text in rules.get(present, [])]
+        checks += [{"not": check(str(text))} for text in rules.get(absent, [])]
+        if not checks:
+            raise Unsupported(f"{metric} with no {present} and no {absent} {what}")
+        return checks[0] if len(checks) == 1 else {"all": checks}
+
+    evaluate.__name__ = metric
+    return evaluate
+
+
+check_include_exclude = _text_list_metric("check_include_exclude")
+check_list = _text_list_metric("check_list")
 
 
 def exact_match(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
@@ -141,16 +163,6 @@ def exact_match(result: Mapping, expected: Mapping, options: Mapping, cache_dir:
     if "command" in source:
         return {"name": "command_output", **source, "args": {"equals": wanted, "strip": False, "returncode": None}}
     return {"name": "text_file", **source, "args": {"expected": wanted, "strip": False}}
-
-
-def check_include_exclude(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    _no_options(options, "check_include_exclude")
-    return _present_and_absent(
-        _rules(expected),
-        _text_check(_source(result), command_arg="contains", file_check="file_contains", file_arg="text"),
-        ("include", "exclude"),
-        "check_include_exclude with no include and no exclude rules",
-    )
 
 
 # compare_pptx_files options that only switch OSWorld's formatting checks on or off: the text of
@@ -251,16 +263,6 @@ def diff_text_file(result: Mapping, expected: Mapping, options: Mapping, cache_d
     _no_options(options, "diff_text_file")
     text = _gold(expected, cache_dir).decode("utf-8", "replace")
     return {"name": "text_file", **_source(result), "args": {"expected": text, "strip": False}}
-
-
-def check_list(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
-    _no_options(options, "check_list")
-    return _present_and_absent(
-        _rules(expected),
-        _text_check(_source(result), command_arg="regex", file_check="file_regex", file_arg="pattern"),
-        ("expect", "unexpect"),
-        "check_list with no expect and no unexpect patterns",
-    )
 
 
 def check_pdf_pages(result: Mapping, expected: Mapping, options: Mapping, cache_dir: Path) -> Node:
