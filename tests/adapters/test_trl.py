@@ -32,6 +32,7 @@ def test_environment_class_pickles_without_a_desktop_and_exposes_only_the_chosen
 
 
 @pytest.mark.stage_adapters
+@pytest.mark.timeout(600)  # 140 s on a quiet machine, over 300 s with the 2 cores shared ~10 ways
 def test_grpo_trainer_runs_two_steps_on_real_desktops_with_verifier_rewards(smol, tmp_path) -> None:
     from trl import GRPOTrainer
 
