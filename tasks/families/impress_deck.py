@@ -74,6 +74,11 @@ def other_choice(rng: np.random.Generator, options: Sequence[str], avoid: str) -
     return str(rng.choice([o for o in options if o != avoid]))
 
 
+def new_topic(rng: np.random.Generator, titles: Sequence[str]) -> str:
+    """A topic that none of ``titles`` is."""
+    return str(rng.choice([t for t in TOPICS if t not in titles]))
+
+
 def api_call(method: str, **kwargs: Any) -> str:
     """The action text ``ImpressTools.method(k=v, ...)`` (values written as Python literals)."""
     return f"ImpressTools.{method}({', '.join(f'{key}={value!r}' for key, value in kwargs.items())})"

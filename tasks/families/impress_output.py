@@ -17,7 +17,17 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from .impress_deck import DONE, TOPICS, DeckTask, SlideTask, api_call, other_choice, other_index, saved_by_api
+from .impress_deck import (
+    DONE,
+    TOPICS,
+    DeckTask,
+    SlideTask,
+    api_call,
+    new_topic,
+    other_choice,
+    other_index,
+    saved_by_api,
+)
 
 COLORS = {
     "yellow": "FFFF00", "light blue": "ADD8E6", "orange": "FFA500", "light green": "90EE90",
@@ -99,8 +109,11 @@ class SaveAsOdp(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        unused = [t for t in TOPICS if t not in params["titles"]]
-        return {**params, "new_title": f"{rng.choice(unused)} Summary", "odp_path": params["path"][:-5] + ".odp"}
+        return {
+            **params,
+            "new_title": f"{new_topic(rng, params['titles'])} Summary",
+            "odp_path": params["path"][:-5] + ".odp",
+        }
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         p = ctx.params
@@ -120,8 +133,7 @@ class DeleteMissingSlide(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        unused = [t for t in TOPICS if t not in params["titles"]]
-        return {**params, "missing": str(rng.choice(unused))}
+        return {**params, "missing": new_topic(rng, params["titles"])}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
         # Not used to score (the env scores infeasible tasks by the FAIL declaration); the deck must be intact.

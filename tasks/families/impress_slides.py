@@ -16,12 +16,12 @@ from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from .impress_deck import (
     PROJECTS,
-    TOPICS,
     DeckTask,
     SlideTask,
     api_call,
     edit_placeholder,
     go_to_slide,
+    new_topic,
     other_choice,
     other_index,
     saved_by_api,
@@ -34,8 +34,7 @@ class AddSlide(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
-        unused = [t for t in TOPICS if t not in params["titles"]]
-        params["new_title"] = f"{rng.choice(unused)} Next Steps"
+        params["new_title"] = f"{new_topic(rng, params['titles'])} Next Steps"
         return params
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
@@ -64,8 +63,7 @@ class SetTitle(DeckTask):
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         slide = int(rng.integers(1, len(params["titles"]) + 1))
-        unused = [t for t in TOPICS if t not in params["titles"]]
-        new_title = f"Project {rng.choice(PROJECTS)} {rng.choice(unused)}"
+        new_title = f"Project {rng.choice(PROJECTS)} {new_topic(rng, params['titles'])}"
         return {**params, "slide": slide, "old_title": params["titles"][slide - 1], "new_title": new_title}
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
@@ -90,37 +88,47 @@ class SetTitle(DeckTask):
         return {**params, "slide": other_index(rng, len(params["titles"]), params["slide"])}
 
 
-class DeleteSlide(SlideTask):
+class _SlideCommandTask(SlideTask):
+    """A command on one slide: the ``api`` call of that name, or the Slide menu's ``menu_item``."""
+
+    api = ""
+    menu_item = ""
+
+    def titles_after(self, params: Mapping[str, Any]) -> list[str]:
+        """The slide titles once the command has run."""
+        raise NotImplementedError
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        return verify_pptx_slide_titles(self.saved(ctx), self.titles_after(ctx.params))
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return saved_by_api(api_call(self.api, slide=params["slide"]))
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return saved_by_gui(*go_to_slide(params["slide"]), *menu_path("Slide", self.menu_item))
+
+
+class DeleteSlide(_SlideCommandTask):
     """Delete the slide with a given title."""
 
     first_slide = 2
+    api = "delete_slide"
+    menu_item = "Delete Slide"
 
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        p = ctx.params
-        titles = [t for n, t in enumerate(p["titles"], 1) if n != p["slide"]]
-        return verify_pptx_slide_titles(self.saved(ctx), titles)
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return saved_by_api(api_call("delete_slide", slide=params["slide"]))
-
-    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return saved_by_gui(*go_to_slide(params["slide"]), *menu_path("Slide", "Delete Slide"))
+    def titles_after(self, params: Mapping[str, Any]) -> list[str]:
+        return [t for n, t in enumerate(params["titles"], 1) if n != params["slide"]]
 
 
-class DuplicateSlide(SlideTask):
+class DuplicateSlide(_SlideCommandTask):
     """Duplicate one slide; the copy follows the original."""
 
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        p = ctx.params
-        titles = list(p["titles"])
-        titles.insert(p["slide"], p["title"])
-        return verify_pptx_slide_titles(self.saved(ctx), titles)
+    api = "duplicate_slide"
+    menu_item = "Duplicate Slide"
 
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return saved_by_api(api_call("duplicate_slide", slide=params["slide"]))
-
-    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return saved_by_gui(*go_to_slide(params["slide"]), *menu_path("Slide", "Duplicate Slide"))
+    def titles_after(self, params: Mapping[str, Any]) -> list[str]:
+        titles = list(params["titles"])
+        titles.insert(params["slide"], params["title"])
+        return titles
 
 
 class MoveSlide(DeckTask):
