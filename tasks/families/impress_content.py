@@ -25,7 +25,7 @@ from .impress_deck import (
     go_to_slide,
     saved_by_api,
 )
-from .impress_gui import drag_on_slide, menu_path, saved_by_gui
+from .impress_gui import drag_on_slide, menu_path, saved_by_gui, type_and_leave
 
 NOTES = (
     "Start with the numbers from last quarter.", "Ask the team for questions here.",
@@ -70,9 +70,7 @@ class AddBullets(SlideTask):
             *go_to_slide(params["slide"]),
             *edit_placeholder(2),
             'hotkey(keys=["ctrl", "end"])',
-            f"type(text={''.join(chr(10) + point for point in params['new_points'])!r})",
-            'press(key="escape")',
-            'press(key="escape")',
+            *type_and_leave("".join("\n" + point for point in params["new_points"])),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
@@ -101,9 +99,7 @@ class SpeakerNotes(SlideTask):
             *go_to_slide(params["slide"]),
             *menu_path("View", "Notes"),
             *edit_placeholder(2),
-            f"type(text={params['notes_text']!r})",
-            'press(key="escape")',
-            'press(key="escape")',
+            *type_and_leave(params["notes_text"]),
             *menu_path("View", "Normal"),
         )
 
@@ -136,9 +132,7 @@ class InsertTextBox(SlideTask):
             *go_to_slide(params["slide"]),
             *menu_path("Insert", "Text Box"),
             drag_on_slide((0.1, 0.9), (0.6, 0.97)),
-            f"type(text={params['text']!r})",
-            'press(key="escape")',
-            'press(key="escape")',
+            *type_and_leave(params["text"]),
         )
 
 

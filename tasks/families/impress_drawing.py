@@ -19,7 +19,7 @@ from .impress_deck import (
     other_choice,
     saved_by_api,
 )
-from .impress_gui import click_node, drag_on_slide, saved_by_gui
+from .impress_gui import click_node, drag_on_slide, saved_by_gui, type_and_leave
 
 SHAPES = {"rectangle": "rect", "ellipse": "ellipse"}  # ImpressTools kind -> DrawingML preset
 
@@ -54,9 +54,7 @@ class InsertShape(SlideTask):
             *go_to_slide(params["slide"]),
             click_node("push button", params["kind"].capitalize(), within=("tool bar", "Drawing")),
             drag_on_slide((0.1, 0.88), (0.5, 0.98)),
-            f"type(text={params['label']!r})",
-            'press(key="escape")',
-            'press(key="escape")',
+            *type_and_leave(params["label"]),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from ...guest.a11y_text import A11yNodeNotFoundError, parse_tree
 from .. import gui_script
 from ..gui_script import Computed, Step, saved_by_gui, tree_of
 
-__all__ = ["click_node", "drag_on_slide", "menu_path", "saved_by_gui"]  # the suite's GUI kit
+__all__ = ["click_node", "drag_on_slide", "menu_path", "saved_by_gui", "type_and_leave"]  # the suite's GUI kit
 
 MENU_ITEMS = ("menu item", "check menu item", "radio menu item")
 
@@ -36,6 +36,12 @@ def menu_path(*names: str) -> list[Step]:
     steps.extend(click_node("menu", name) for name in names[1:-1])
     steps.append(click_node(MENU_ITEMS, names[-1]))
     return steps
+
+
+def type_and_leave(text: str) -> list[Step]:
+    """Steps that type ``text`` into the object being edited, then press Escape twice: out of its
+    text, then off the object."""
+    return [f"type(text={text!r})", 'press(key="escape")', 'press(key="escape")']
 
 
 def drag_on_slide(start: tuple[float, float], end: tuple[float, float]) -> Computed:

@@ -75,13 +75,18 @@ def make_env(backend: LocalBackend, **kwargs: Any) -> DesktopEnv:
     return DesktopEnv(CalcWriteOneCell.id, backend=backend, observation=parts, **kwargs)
 
 
+def step_error(env: DesktopEnv, action: str) -> str:
+    """The env's ``last_action_error`` after stepping ``action`` ("" when it went through)."""
+    observation, *_ = env.step(action)
+    return observation["last_action_error"]
+
+
 def live_cell(env: DesktopEnv, cell: str) -> Any:
     return json.loads(env.client.call_api("calc", "get_cell_value", json.dumps({"cell": cell})))
 
 
 def test_one_api_action_solves_a_calc_episode_visibly(backend):
-    env = make_env(backend)
-    try:
+    with make_env(backend) as env:
         observation, info = env.reset(seed=1)
         value = info["params"]["value"]
         assert "CalcTools.set_cell_value(cell: str, value: str | float | None)" in observation["api"]
@@ -106,13 +111,10 @@ def test_one_api_action_solves_a_calc_episode_visibly(backend):
         saved = json.loads(env.client.call_api("calc", "save", json.dumps({"path": "~/Documents/check.xlsx"})))
         sheet = openpyxl.load_workbook(io.BytesIO(env.client.get_file(saved)))["Data"]
         assert sheet["C3"].value == value
-    finally:
-        env.close()
 
 
 def test_focus_decides_which_api_is_offered_and_callable(backend):
-    env = make_env(backend)
-    try:
+    with make_env(backend) as env:
         observation, info = env.reset(seed=2)
         calc_window = env.client.app_info("calc", max_chars=0)["window_id"]
         assert "CalcTools." in observation["api"] and "OSTools.run_shell(" in observation["api"]
@@ -135,62 +137,49 @@ def test_focus_decides_which_api_is_offered_and_callable(backend):
         assert live_cell(env, "A1") == "Name"  # refused before it reached Calc
 
         # OSTools stays callable whatever has the focus.
-        observation, *_ = env.step('OSTools.write_text_file(path="~/note.txt", text="hi")')
-        assert observation["last_action_error"] == "" and env.client.get_file("~/note.txt") == b"hi"
+        assert (
+            step_error(env, 'OSTools.write_text_file(path="~/note.txt", text="hi")') == ""
+            and env.client.get_file("~/note.txt") == b"hi"
+        )
 
         observation, *_ = env.step(f"switch_window(window_id={calc_window})")
         assert "CalcTools." in observation["api"]
-        observation, *_ = env.step('CalcTools.set_cell_value(cell="A1", value=5)')
-        assert observation["last_action_error"] == "" and live_cell(env, "A1") == 5
-    finally:
-        env.close()
+        assert step_error(env, 'CalcTools.set_cell_value(cell="A1", value=5)') == "" and live_cell(env, "A1") == 5
 
 
 def test_api_scope_all_calls_an_unfocused_app(backend):
-    env = make_env(backend, api_scope="all")
-    try:
+    with make_env(backend, api_scope="all") as env:
         env.reset(seed=3)
         observation, *_ = env.step('open_app(app_name="terminal")')
         assert "CalcTools." in observation["api"] and "WriterTools." in observation["api"]
-        observation, *_ = env.step('CalcTools.set_cell_value(cell="B2", value=77)')
-        assert observation["last_action_error"] == ""
+        assert step_error(env, 'CalcTools.set_cell_value(cell="B2", value=77)') == ""
         assert live_cell(env, "B2") == 77
         observation, *_ = env.step('CalcTools.get_cell_value(cell="B2")')
         assert observation["last_action_result"] == "77"
-    finally:
-        env.close()
 
 
 def test_gui_mode_refuses_api_calls_and_hides_apis(backend):
-    env = make_env(backend, action_mode="gui")
-    try:
+    with make_env(backend, action_mode="gui") as env:
         observation, _ = env.reset(seed=4)
         assert observation["api"] == ""
         assert "Sheets: Data" in observation["app_info"]  # an observation, not an action: still there
         observation, _, terminated, truncated, _ = env.step('CalcTools.set_cell_value(cell="A1", value=5)')
         assert "action_mode='gui'" in observation["last_action_error"]
         assert not terminated and not truncated and live_cell(env, "A1") == "Name"
-        observation, *_ = env.step('OSTools.write_text_file(path="~/x.txt", text="no")')
-        assert "action_mode='gui'" in observation["last_action_error"]
+        assert "action_mode='gui'" in step_error(env, 'OSTools.write_text_file(path="~/x.txt", text="no")')
         assert env.client.exec("test -e ~/x.txt", shell=True).returncode == 1
         assert not any("__" in schema["function"]["name"] for schema in env.tool_schemas())
         assert "App APIs" not in env.describe() and "click(" in env.describe()
-        observation, *_ = env.step('hotkey(keys=["ctrl", "home"])')
-        assert observation["last_action_error"] == ""
-    finally:
-        env.close()
+        assert step_error(env, 'hotkey(keys=["ctrl", "home"])') == ""
 
 
 def test_api_mode_refuses_gui_actions_but_not_done(backend):
-    env = make_env(backend, action_mode="api")
-    try:
+    with make_env(backend, action_mode="api") as env:
         observation, info = env.reset(seed=5)
         observation, _, terminated, _, _ = env.step('hotkey(keys=["ctrl", "home"])')
         assert "action_mode='api'" in observation["last_action_error"] and not terminated
-        observation, *_ = env.step("click(coordinates=[100, 100])")
-        assert "GUI actions are disabled" in observation["last_action_error"]
-        observation, *_ = env.step("wait(seconds=0.01)")
-        assert observation["last_action_error"] == ""
+        assert "GUI actions are disabled" in step_error(env, "click(coordinates=[100, 100])")
+        assert step_error(env, "wait(seconds=0.01)") == ""
         names = {schema["function"]["name"] for schema in env.tool_schemas()}
         assert "click" not in names and "hotkey" not in names
         assert {"exit", "wait", "DONE", "FAIL", "CalcTools__set_cell_value"} <= names
@@ -200,8 +189,6 @@ def test_api_mode_refuses_gui_actions_but_not_done(backend):
         env.step(f'CalcTools.set_cell_value(cell="C3", value={value})')
         *_, terminated, _, info = env.step("DONE")
         assert terminated and info["success"], info["verifier"]
-    finally:
-        env.close()
 
 
 def test_unknown_modes_are_rejected_by_name(backend):
@@ -223,15 +210,9 @@ def play(env: DesktopEnv, policy_for: Any, seed: int) -> dict[str, Any]:
 
 def test_gui_oracle_in_gui_mode_and_a_perturbed_api_oracle(backend):
     task = CalcWriteOneCell()
-    gui_only = make_env(backend, action_mode="gui")
-    try:
+    with make_env(backend, action_mode="gui") as gui_only:
         info = play(gui_only, task.gui_oracle, seed=7)
         assert info["success"], info["verifier"]
-    finally:
-        gui_only.close()
-    hybrid = make_env(backend)
-    try:
+    with make_env(backend) as hybrid:
         info = play(hybrid, lambda params: task.perturbed_oracle(params, np.random.default_rng(0)), seed=7)
         assert not info["success"] and "expected" in info["verifier"]["reason"]
-    finally:
-        hybrid.close()
