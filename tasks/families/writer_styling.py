@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,8 +28,29 @@ ALIGN_KEYS = {"center": "e", "right": "r", "justify": "j"}
 ALIGN_WORDS = {"center": "centred", "right": "right-aligned", "justify": "justified"}
 
 
-class FormatSentence(WriterDocumentTask):
+class _ShortcutFormatTask(WriterDocumentTask):
+    """A format named by the ``format_param`` param, applied in the GUI by selecting the text in the
+    ``select_param`` param and pressing Ctrl + the format's key in ``shortcut_keys``."""
+
+    format_param = ""
+    select_param = ""
+    shortcut_keys: ClassVar[Mapping[str, str]] = {}
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        shortcut = self.shortcut_keys[params[self.format_param]]
+        return saved_by_gui(*find_and_select(params[self.select_param]), keys("ctrl", shortcut))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        others = [name for name in sorted(self.shortcut_keys) if name != params[self.format_param]]
+        return {**params, self.format_param: others[int(rng.integers(0, len(others)))]}
+
+
+class FormatSentence(_ShortcutFormatTask):
     """Make one sentence (half of a paragraph) bold, italic or underlined, and nothing else."""
+
+    format_param = "style"
+    select_param = "target"
+    shortcut_keys = STYLE_KEYS
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=5)
@@ -55,16 +76,13 @@ class FormatSentence(WriterDocumentTask):
         call = f"WriterTools.set_{params['style']}(match_text={params['target']!r})"
         return saved_by_api(call)
 
-    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return saved_by_gui(*find_and_select(params["target"]), keys("ctrl", STYLE_KEYS[params["style"]]))
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        others = [style for style in sorted(STYLE_KEYS) if style != params["style"]]
-        return {**params, "style": others[int(rng.integers(0, len(others)))]}
-
-
-class AlignParagraph(WriterDocumentTask):
+class AlignParagraph(_ShortcutFormatTask):
     """Centre, right-align or justify one paragraph."""
+
+    format_param = "alignment"
+    select_param = "start"
+    shortcut_keys = ALIGN_KEYS
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 5)))
@@ -88,13 +106,6 @@ class AlignParagraph(WriterDocumentTask):
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         call = f"WriterTools.set_alignment(alignment={params['alignment']!r}, paragraph={params['target'] + 1})"
         return saved_by_api(call)
-
-    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return saved_by_gui(*find_and_select(params["start"]), keys("ctrl", ALIGN_KEYS[params["alignment"]]))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        others = [a for a in sorted(ALIGN_KEYS) if a != params["alignment"]]
-        return {**params, "alignment": others[int(rng.integers(0, len(others)))]}
 
 
 FONTS = ("DejaVu Serif", "DejaVu Sans Mono", "Nimbus Sans", "URW Bookman", "P052")
