@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...guest.a11y_text import find_node, focused_with_ancestors
+from ...verifiers import verify_xlsx_charts
 from ...verifiers.result import VerifierResult
 from ..artifacts import workbook_bytes
 from ..base import Policy, ScriptedPolicy, Task, TaskContext
@@ -32,6 +33,19 @@ def api(method: str, **kwargs: Any) -> str:
     """The action text of a ``CalcTools`` call: ``api("save")`` -> ``CalcTools.save()``."""
     arguments = ", ".join(f"{name}={value!r}" for name, value in kwargs.items())
     return f"CalcTools.{method}({arguments})"
+
+
+def column_chart(data: bytes | None, sheet: str, chart_type: str, title: str, last_row: int) -> VerifierResult:
+    """Check for a ``chart_type`` chart on ``sheet`` titled ``title`` that plots ``B2:B<last_row>``
+    against the categories in ``A2:A<last_row>``."""
+    return verify_xlsx_charts(
+        data,
+        sheet=sheet,
+        chart_type=chart_type,
+        title=title,
+        values=[f"{sheet}!B2:B{last_row}"],
+        categories=f"{sheet}!A2:A{last_row}",
+    )
 
 
 def type_text(text: str) -> str:

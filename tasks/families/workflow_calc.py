@@ -13,13 +13,12 @@ from ...verifiers import (
     all_of,
     verify_csv_rows,
     verify_sheet_table,
-    verify_xlsx_charts,
     verify_xlsx_font,
     verify_xlsx_formulas,
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import SAVE, CalcFamily, Rows, api
+from .calc_base import SAVE, CalcFamily, Rows, api, column_chart
 from .samples import ITEMS, PEOPLE, REGIONS, draw, ints
 
 HEADER = ("Item", "Units", "Region")
@@ -56,14 +55,7 @@ class SalesReport(CalcFamily):
                     data, {f"B{total_row}": f"SUM(B2:B{last})"}, sheet="Sales", match="contains"
                 ),
                 "bold header": verify_xlsx_font(data, "A1:C1", sheet="Sales", bold=True),
-                "chart": verify_xlsx_charts(
-                    data,
-                    sheet="Sales",
-                    chart_type="bar",
-                    title=params["title"],
-                    values=[f"Sales!B2:B{last}"],
-                    categories=f"Sales!A2:A{last}",
-                ),
+                "chart": column_chart(data, "Sales", "bar", params["title"], last),
             }
         )
 

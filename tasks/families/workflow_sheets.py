@@ -17,7 +17,6 @@ from ...verifiers import (
     verify_csv_rows,
     verify_sheet_table,
     verify_xlsx_autofilter,
-    verify_xlsx_charts,
     verify_xlsx_conditional_rule,
     verify_xlsx_font,
     verify_xlsx_formulas,
@@ -26,7 +25,7 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import SAVE, CalcFamily, Rows, api
+from .calc_base import SAVE, CalcFamily, Rows, api, column_chart
 from .samples import ITEMS, PEOPLE, REGIONS, draw, ints
 
 MONEY_FORMAT = "#,##0.00"
@@ -117,14 +116,7 @@ class RegionSummary(CalcFamily):
                 "sheets": verify_xlsx_sheet_names(data, ["Sales", "Summary"]),
                 "sales kept": verify_sheet_table(data, self.sheets(params)["Sales"], sheet="Sales"),
                 "totals": verify_sheet_table(data, [["Region", "Units"], *self.totals(params)], sheet="Summary"),
-                "pie chart": verify_xlsx_charts(
-                    data,
-                    sheet="Summary",
-                    chart_type="pie",
-                    title=params["title"],
-                    values=[f"Summary!B2:B{last}"],
-                    categories=f"Summary!A2:A{last}",
-                ),
+                "pie chart": column_chart(data, "Summary", "pie", params["title"], last),
             }
         )
 
