@@ -78,3 +78,19 @@ def probe(guest: GuestClient, desktop, wait_until) -> Iterator[EventProbe]:
     window = EventProbe(guest.ping()["display"], wait_until, xauthority=desktop.start().info.get("xauthority"))
     yield window
     window.close()
+
+
+A11Y_DOCUMENT = "budget.xlsx"
+
+
+@pytest.fixture(scope="session")
+def a11y_calc_office(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], object]]:
+    """One Calc on budget.xlsx on the a11y bus for every test that reads the tree in this process.
+
+    Session-wide because libatspi binds one bus per process: a second desktop in the same pytest
+    process could not be read.
+    """
+    from ..support.soffice import calc_on_a11y_bus
+
+    with calc_on_a11y_bus(tmp_path_factory.mktemp("a11y"), A11Y_DOCUMENT) as session:
+        yield session

@@ -11,21 +11,20 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop_gym.guest import a11y
-from desktop_gym.guest.apps import uno_bridge
 from desktop_gym.guest.input import InputController
 from desktop_gym.polling import poll_until
 
-from ..support.soffice import needs_desktop_tools, start_soffice, start_x_session, stop_all
+from ..support.soffice import needs_desktop_tools
+from .conftest import A11Y_DOCUMENT
 
 pytestmark = needs_desktop_tools
 
-DOCUMENT_NAME = "budget.xlsx"
+DOCUMENT_NAME = A11Y_DOCUMENT
 
 
 def _poll(condition, timeout: float, what: str):
@@ -50,38 +49,10 @@ def _press(env: dict[str, str], key: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def calc_desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+def calc_desktop(a11y_calc_office: tuple[dict[str, str], object]) -> dict[str, str]:
     """Xvfb + openbox + private dbus + soffice --calc on budget.xlsx; this process's env points at them."""
-    import openpyxl
-
-    work = tmp_path_factory.mktemp("a11y")
-    runtime = work / "run"
-    runtime.mkdir(mode=0o700)
-    procs: list[subprocess.Popen] = []
-    with pytest.MonkeyPatch.context() as patch:
-        try:
-            base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
-            env = start_x_session(runtime, base, procs)
-            for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
-                patch.setenv(key, env[key])
-            patch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
-
-            workbook = openpyxl.Workbook()
-            workbook.active.title = "Budget"
-            workbook.active["A1"], workbook.active["B1"], workbook.active["B2"] = "rent", 1200, 35
-            document = work / DOCUMENT_NAME
-            workbook.save(document)
-            soffice, pipe = start_soffice(work, document, env, cache_dir=work / "cache")
-            procs.append(soffice)
-            uno_bridge.wait_for_uno(pipe, timeout=60).close()
-            _poll(
-                lambda: a11y.find_nodes("table", app="soffice", timeout=5),
-                30,
-                "the Calc grid on the a11y bus",
-            )
-            yield env
-        finally:
-            stop_all(procs)
+    _poll(lambda: a11y.find_nodes("table", app="soffice", timeout=5), 30, "the Calc grid on the a11y bus")
+    return a11y_calc_office[0]
 
 
 def test_a11y_environment_sets_gtk3_and_keeps_the_bridge() -> None:

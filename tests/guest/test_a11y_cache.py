@@ -10,9 +10,6 @@ window switch and a scroll.
 from __future__ import annotations
 
 import difflib
-import os
-import subprocess
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,7 +21,8 @@ from desktop_gym.guest.apps import uno_bridge
 from desktop_gym.guest.input import InputController
 from desktop_gym.polling import poll_until
 
-from ..support.soffice import needs_desktop_tools, start_soffice, start_x_session, stop_all
+from ..support.soffice import needs_desktop_tools
+from .conftest import A11Y_DOCUMENT as GRID
 
 pytestmark = [needs_desktop_tools, pytest.mark.slow]
 
@@ -46,33 +44,12 @@ class CountingGrid:
 
 
 @pytest.fixture(scope="module")
-def office(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], uno_bridge.UnoConnection]]:
-    """Xvfb + openbox + private dbus + soffice --calc on grid.xlsx, with its UNO connection."""
-    import openpyxl
-
-    work = tmp_path_factory.mktemp("a11y-grid")
-    runtime = work / "run"
-    runtime.mkdir(mode=0o700)
-    procs: list[subprocess.Popen] = []
-    with pytest.MonkeyPatch.context() as patch:
-        try:
-            base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
-            env = start_x_session(runtime, base, procs)
-            for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
-                patch.setenv(key, env[key])
-            patch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
-            workbook = openpyxl.Workbook()
-            workbook.active.title = "Budget"
-            workbook.active["A1"], workbook.active["B1"], workbook.active["B2"] = "rent", 1200, 35
-            document = work / "grid.xlsx"
-            workbook.save(document)
-            soffice, pipe = start_soffice(work, document, env, cache_dir=work / "cache")
-            procs.append(soffice)
-            connection = uno_bridge.wait_for_uno(pipe, timeout=60)
-            _wait_tree(lambda tree: 'table "Sheet Budget"' in tree, "the Calc grid of grid.xlsx")
-            yield env, connection
-        finally:
-            stop_all(procs)
+def office(
+    a11y_calc_office: tuple[dict[str, str], uno_bridge.UnoConnection],
+) -> tuple[dict[str, str], uno_bridge.UnoConnection]:
+    """Xvfb + openbox + private dbus + soffice --calc on the shared sheet, with its UNO connection."""
+    _wait_tree(lambda tree: 'table "Sheet Budget"' in tree, f"the Calc grid of {GRID}")
+    return a11y_calc_office
 
 
 def _wait_tree(condition: Any, what: str, timeout: float = 30) -> str:
@@ -127,7 +104,7 @@ def test_cheap_grid_path_keeps_the_tree_text(office: tuple[dict[str, str], uno_b
     grid = CountingGrid(connection)
 
     # Edits: typed at the cursor, and set through UNO (long text, a formula, a cell holding its own name).
-    document, sheet = _sheet(connection, "grid.xlsx")
+    document, sheet = _sheet(connection, GRID)
     _keys(env, click=a11y.find_nodes("table", "Sheet Budget")[0].center)
     document.getCurrentController().select(sheet.getCellRangeByName("A3"))
     _wait_tree(lambda tree: 'text "" text="A3"' in tree, "the cursor in A3 (the Name Box)")
@@ -139,7 +116,7 @@ def test_cheap_grid_path_keeps_the_tree_text(office: tuple[dict[str, str], uno_b
         tuple(tuple(float(r * 12 + c) for c in range(12)) for r in range(6))
     )
     _wait_tree(lambda tree: 'A3="typed here"' in tree, "the typed cell A3")
-    table = _table_line(_assert_same_text(grid), "grid.xlsx")
+    table = _table_line(_assert_same_text(grid), GRID)
     assert 'A1="rent" B1="1200"' in table and 'D4="2400"' in table, table
     assert "E5=" not in table and table.endswith(" ...}"), table  # a cell showing its own name; the 50-cell cap
     assert (2, 0) in grid.answers[-1] and (1, 1) in grid.answers[-1]
@@ -163,8 +140,8 @@ def test_cheap_grid_path_keeps_the_tree_text(office: tuple[dict[str, str], uno_b
     frame.activate()
     sheet.getCellRangeByName("AA300").setString("far away")
     document.getCurrentController().select(sheet.getCellRangeByName("AA300"))
-    _wait_tree(lambda tree: 'AA300="far away"' in tree, "the scrolled-to cell AA300 of grid.xlsx")
-    table = _table_line(_assert_same_text(grid), "grid.xlsx")
+    _wait_tree(lambda tree: 'AA300="far away"' in tree, f"the scrolled-to cell AA300 of {GRID}")
+    table = _table_line(_assert_same_text(grid), GRID)
     assert 'AA300="far away"' in table and 'A1="rent"' not in table, table
 
 
@@ -176,7 +153,7 @@ def test_unknown_documents_and_sheets_fall_back_to_reading_every_cell(
     corners = (0, 0, 10, 10)
     assert contents("file:///nowhere.xlsx - LibreOffice Spreadsheets", "Sheet Budget", corners) is None
     assert contents("a Writer document", "Sheet Budget", corners) is None
-    url = next(doc.getURL() for doc in connection.documents() if doc.getURL().endswith("grid.xlsx"))
+    url = next(doc.getURL() for doc in connection.documents() if doc.getURL().endswith(GRID))
     assert contents(f"{url} - LibreOffice Spreadsheets", "Sheet Nope", corners) is None
     assert contents(f"{url} - LibreOffice Spreadsheets", "Table 1", corners) is None
     assert (0, 0) in (contents(f"{url} - LibreOffice Spreadsheets", "Sheet Budget", corners) or set())

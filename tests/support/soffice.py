@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,44 @@ def stop_all(procs: list[subprocess.Popen]) -> None:
         proc.wait(timeout=10)
         if proc.stdout:
             proc.stdout.close()
+
+
+@contextlib.contextmanager
+def calc_on_a11y_bus(work: Path, document_name: str) -> Iterator[tuple[dict[str, str], object]]:
+    """Xvfb + openbox + private dbus + soffice --calc on a small "Budget" sheet, on the a11y bus.
+
+    This process's environment points at the session while the block runs (so the a11y module reads
+    its bus); everything started is stopped on exit.
+
+    Args:
+        work: The test's folder (runtime dir, profile and document go under it).
+        document_name: The xlsx file name to write and open.
+
+    Yields:
+        The session's environment and the office's UNO connection.
+    """
+    import openpyxl
+
+    from desktop_gym.guest import a11y
+    from desktop_gym.guest.apps import uno_bridge
+
+    runtime = work / "run"
+    runtime.mkdir(mode=0o700)
+    procs: list[subprocess.Popen] = []
+    with pytest.MonkeyPatch.context() as patch:
+        try:
+            base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
+            env = start_x_session(runtime, base, procs)
+            for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
+                patch.setenv(key, env[key])
+            patch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
+            workbook = openpyxl.Workbook()
+            workbook.active.title = "Budget"
+            workbook.active["A1"], workbook.active["B1"], workbook.active["B2"] = "rent", 1200, 35
+            document = work / document_name
+            workbook.save(document)
+            soffice, pipe = start_soffice(work, document, env, cache_dir=work / "cache")
+            procs.append(soffice)
+            yield env, uno_bridge.wait_for_uno(pipe, timeout=60)
+        finally:
+            stop_all(procs)
