@@ -11,6 +11,7 @@ refused it) shows in the office's pid.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -92,8 +93,6 @@ def _change_option(env: DesktopEnv) -> None:
 
 
 def _wait(condition: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    import time
-
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
