@@ -223,25 +223,12 @@ def _text_content(content: Any) -> str:
     return "".join(part.get("text", "") for part in content if isinstance(part, dict))
 
 
-def load_environment(
-    task_ids: Sequence[str] = ("calc.enter_value",),
-    seeds: Sequence[int] = (0,),
-    source: EnvSource | None = None,
-    max_turns: int = 8,
-    max_tokens: int = 64,
-    tools: Sequence[str] | None = None,
-) -> DesktopGymEnv:
+def load_environment(**kwargs: Any) -> DesktopGymEnv:
     """The verifiers env over desktops (the name verifiers' environment packages use for their entry point).
 
-    Args:
-        task_ids: registry task ids to play.
-        seeds: seeds each task is played with.
-        source: where desktops come from (default ``$DESKTOP_GYM_SOURCE``, else in-process).
-        max_turns: model replies per episode at most.
-        max_tokens: tokens per reply at most.
-        tools: describe only these actions in the system prompt (see ``DesktopTasksetConfig.tools``).
+    Takes the keyword arguments of :func:`env_config` (task ids, seeds, source, turn and token caps, tools).
     """
-    return DesktopGymEnv(env_config(task_ids, seeds, source, max_turns, max_tokens, tools))
+    return DesktopGymEnv(env_config(**kwargs))
 
 
 def env_config(
@@ -252,7 +239,16 @@ def env_config(
     max_tokens: int = 64,
     tools: Sequence[str] | None = None,
 ) -> DesktopEnvConfig:
-    """The ``DesktopEnvConfig`` of :func:`load_environment` (for verifiers' ``EvalConfig.env``)."""
+    """The ``DesktopEnvConfig`` of :func:`load_environment` (for verifiers' ``EvalConfig.env``).
+
+    Args:
+        task_ids: registry task ids to play.
+        seeds: seeds each task is played with.
+        source: where desktops come from (default ``$DESKTOP_GYM_SOURCE``, else in-process).
+        max_turns: model replies per episode at most.
+        max_tokens: tokens per reply at most.
+        tools: describe only these actions in the system prompt (see ``DesktopTasksetConfig.tools``).
+    """
     taskset = DesktopTasksetConfig(
         id=TASKSET_ID,
         task_ids=list(task_ids),
