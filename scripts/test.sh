@@ -46,7 +46,7 @@ for entry in "${HEAVY_STAGES[@]}"; do
 done
 if wanted proofs; then
   started=$(date +%s)
-  .venv/bin/desktop-gym tasks check
+  .venv/bin/desktop-gym tasks check --jobs 2
   record proofs 2100 "$started" "$?"
 fi
 echo
