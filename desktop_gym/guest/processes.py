@@ -231,6 +231,16 @@ def spawn(
             log.close()
 
 
+def process_group(pid: int | None) -> int | None:
+    """The process group of ``pid``; None for no pid or a process that is gone."""
+    if not pid:
+        return None
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
 def group_alive(pgid: int) -> bool:
     """Whether any process (zombies excluded) is left in process group ``pgid``."""
     return any(fields[0] != "Z" and int(fields[2]) == pgid for _pid, fields in process_stats())

@@ -365,7 +365,7 @@ class GuestServicer(pb_grpc.GuestServicer):
         window = self.windows.focused_window()
         if window is None:
             return "", 0
-        group = _process_group(window.pid)
+        group = processes.process_group(window.pid)
         for info in reversed(self.launcher.apps()):
             if info.alive and (info.window_id == window.window_id or (group is not None and group == info.pid)):
                 return info.app, window.window_id
@@ -403,15 +403,6 @@ class GuestServicer(pb_grpc.GuestServicer):
 def _document_modified(connection) -> bool:
     document = connection.current_document()
     return bool(document is not None and hasattr(document, "isModified") and document.isModified())
-
-
-def _process_group(pid: int | None) -> int | None:
-    if not pid:
-        return None
-    try:
-        return os.getpgid(pid)
-    except ProcessLookupError:
-        return None
 
 
 def serve(

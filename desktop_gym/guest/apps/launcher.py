@@ -15,7 +15,6 @@ launch waits for it: keystrokes sent before the shell is ready would be lost.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import threading
 import time
@@ -28,7 +27,7 @@ from typing import Any
 from ...polling import poll_until
 from ...settle import wait_until_stable
 from ..files import resolve_path
-from ..processes import group_alive, kill_group, spawn
+from ..processes import group_alive, kill_group, process_group, spawn
 from ..types import AppInfo, WindowInfo
 from ..windows import WindowManager
 from .spec import APP_SPECS, AppSpec, launchable_apps
@@ -86,15 +85,6 @@ def remove_stale_lock(document: Path) -> None:
 
 def _as_spare(launched: LaunchedApp) -> Spare:
     return Spare(proc=launched.proc, launch_dir=launched.launch_dir, pipe_name=launched.pipe_name, uno=launched.uno)
-
-
-def _process_group(pid: int | None) -> int | None:
-    if not pid:
-        return None
-    try:
-        return os.getpgid(pid)
-    except ProcessLookupError:
-        return None
 
 
 class AppLauncher:
@@ -287,7 +277,7 @@ class AppLauncher:
         pgid = office.proc.pid
 
         def office_windows() -> list[WindowInfo]:
-            return [w for w in self._windows.list_windows() if w.pid is None or _process_group(w.pid) == pgid]
+            return [w for w in self._windows.list_windows() if w.pid is None or process_group(w.pid) == pgid]
 
         try:
             office_reuse.park(
@@ -408,7 +398,7 @@ class AppLauncher:
             for window in self._windows.list_windows():
                 if wanted not in window.app:
                     continue
-                if _process_group(window.pid) == pgid or window.window_id not in existing:
+                if process_group(window.pid) == pgid or window.window_id not in existing:
                     return window
             if not launched.alive and not group_alive(pgid):
                 raise AppLaunchError(
