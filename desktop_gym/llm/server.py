@@ -313,19 +313,30 @@ def local_endpoint(
     Raises:
         TimeoutError: the server did not start listening within ``startup_timeout`` seconds.
     """
+    app = create_app(model, tokenizer, served_name=served_name)
+    with serving(app, host=host, port=port, startup_timeout=startup_timeout, what="the local LLM endpoint") as url:
+        yield url
+
+
+@contextmanager
+def serving(
+    app: Any, *, host: str = "127.0.0.1", port: int = 0, startup_timeout: float = 30.0, what: str = "the endpoint"
+) -> Iterator[str]:
+    """Run an ASGI ``app`` under uvicorn in a background thread; yields its base URL (``http://.../v1``).
+
+    Raises:
+        TimeoutError: ``what`` did not start listening within ``startup_timeout`` seconds.
+    """
     import uvicorn
 
-    config = uvicorn.Config(
-        create_app(model, tokenizer, served_name=served_name), host=host, port=port, log_level="warning", lifespan="off"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="desktop-gym-llm-endpoint", daemon=True)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, name="desktop-gym-endpoint", daemon=True)
     thread.start()
     deadline = time.monotonic() + startup_timeout
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             server.should_exit = True
-            raise TimeoutError(f"the local LLM endpoint did not start listening on {host} within {startup_timeout}s")
+            raise TimeoutError(f"{what} did not start listening on {host} within {startup_timeout}s")
         time.sleep(0.02)
     bound_port = server.servers[0].sockets[0].getsockname()[1]
     try:

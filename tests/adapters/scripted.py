@@ -8,12 +8,12 @@ transformers stand-ins.
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from desktop_gym.llm.server import serving
 from desktop_gym.train.adapters.standins import StandInSample
 
 _TASK = re.compile(r"Enter the number (\d+) into cell ([A-Z]+\d+)")
@@ -91,7 +91,6 @@ def scripted_endpoint(model: StandInScriptedModel, startup_timeout: float = 30.0
     Raises:
         TimeoutError: the server did not start listening within ``startup_timeout`` seconds.
     """
-    import uvicorn
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -108,17 +107,5 @@ def scripted_endpoint(model: StandInScriptedModel, startup_timeout: float = 30.0
         return JSONResponse({**answer, "choices": [choice], "usage": usage})
 
     app = Starlette(routes=[Route("/v1/chat/completions", chat_completions, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, name="scripted-endpoint", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + startup_timeout
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            server.should_exit = True
-            raise TimeoutError(f"the scripted endpoint did not start listening within {startup_timeout}s")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving(app, startup_timeout=startup_timeout, what="the scripted endpoint") as url:
+        yield url
