@@ -120,12 +120,11 @@ class EnvSource:
         Raises:
             ValueError: not a JSON object with only ``address``, ``token`` and ``options`` (names the field).
         """
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"EnvSource JSON is not valid JSON: {error}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"EnvSource JSON must be an object, got {type(data).__name__}")
+        from desktop_gym.serve.wire import loads_object
+
+        if not text:
+            raise ValueError("EnvSource JSON is empty")
+        data = loads_object(text, "EnvSource JSON")  # capped in size, names the field
         unknown = sorted(set(data) - {"address", "token", "options"})
         if unknown:
             raise ValueError(f"EnvSource JSON has unknown fields {unknown}; known: address, token, options")
