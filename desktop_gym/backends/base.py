@@ -101,6 +101,16 @@ class Backend(ABC):
         atexit.unregister(self.close)
         self._handle = None
 
+    def _new_handle(
+        self,
+        address: str,
+        token: str | None,
+        info: dict[str, Any],
+        alive_check: Callable[[], bool] | None = None,
+    ) -> DesktopHandle:
+        """The handle ``_start`` returns: this backend's screen size, its name first in ``info``."""
+        return DesktopHandle(address, token, self.width, self.height, {"backend": self.name, **info}, alive_check)
+
     def is_alive(self) -> bool:
         """Whether the running desktop still answers for its processes."""
         return self._handle is not None and self._handle.is_alive()

@@ -204,13 +204,10 @@ class ContainerBackend(Backend):
         )
         ready = self._wait_ready_file(time.monotonic() + self.startup_timeout)
         self.wait_for_guest(ready["address"], ready["token"], self.startup_timeout, self._exit_reason)
-        return DesktopHandle(
-            address=ready["address"],
-            token=ready["token"],
-            width=self.width,
-            height=self.height,
-            info={
-                "backend": self.name,
+        return self._new_handle(
+            ready["address"],
+            ready["token"],
+            {
                 "container": name,
                 "container_id": self._container.id,
                 "image": image,

@@ -224,13 +224,10 @@ class LocalBackend(Backend):
         )
         address = f"unix://{socket_path}"
         self.wait_for_guest(address, token, self.startup_timeout, self._guest_exit_reason)
-        return DesktopHandle(
-            address=address,
-            token=token,
-            width=self.width,
-            height=self.height,
-            info={
-                "backend": self.name,
+        return self._new_handle(
+            address,
+            token,
+            {
                 "display": self.display,
                 "session": self.session_id,
                 "workdir": str(self.workdir),

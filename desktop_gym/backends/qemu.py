@@ -185,13 +185,10 @@ class QemuBackend(Backend):
         address = f"ipv4:127.0.0.1:{port}"
         self.wait_for_guest(address, token, max(0.1, deadline - time.monotonic()), self._exit_reason, ping_timeout=1.0)
         self.timings["boot_s"] = time.monotonic() - started
-        return DesktopHandle(
-            address=address,
-            token=token,
-            width=self.width,
-            height=self.height,
-            info={
-                "backend": self.name,
+        return self._new_handle(
+            address,
+            token,
+            {
                 "pid": self._proc.pid,
                 "accel": accel,
                 "port": port,
