@@ -78,8 +78,13 @@ def bench_reset_reuse(table, resets: int) -> None:
             for reuse, env in envs.items():
                 seconds[reuse].append(env.reset(seed=seed)[1]["reset_seconds"])
         cold, fast = (percentile(seconds[reuse], 50) * 1000 for reuse in (False, True))
-        row(table, "reset Calc, cold office (reuse_office=False) p50", f"{cold:.0f} ms", f"n={resets}")
-        row(table, "reset Calc, reused office (default) p50", f"{fast:.0f} ms", f"{cold / fast:.2f}x faster")
+        row(table, "reset Calc, cold office (default) p50", f"{cold:.0f} ms", f"n={resets}")
+        row(
+            table,
+            "reset Calc, reused office (reuse_office=True) p50",
+            f"{fast:.0f} ms",
+            f"{cold / fast:.2f}x the cold reset's speed",
+        )
     finally:
         for env in envs.values():
             env.close()
