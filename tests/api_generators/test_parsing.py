@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import keyword
 
 import pytest
 from hypothesis import given, settings
@@ -105,7 +106,7 @@ def test_first_json_object_finds_any_object_after_prose(value, prose):
 
 @settings(max_examples=100, deadline=None)
 @given(
-    st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True),
+    st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True).filter(lambda name: not keyword.iskeyword(name)),
     st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=40),  # printable docstrings
 )
 def test_method_source_round_trips_any_name_and_docstring(name, doc):
@@ -128,3 +129,9 @@ def test_a_reply_cut_at_the_token_limit_keeps_its_complete_functions():
     assert names == ["test_one"] and "test_two" not in source
     method = method_source("```python\n" + METHOD + "    if text ==", "shout")
     assert method.endswith("return text.upper()")
+
+
+def test_a_keyword_cannot_name_a_method():
+    # `def or(self)` is not Python; hypothesis found the name once the round-trip strategy allowed keywords.
+    with pytest.raises(ReplyFormatError, match="defining or"):
+        method_source('```python\ndef or(self) -> int:\n    """Do it."""\n    return 1\n```', "or")
