@@ -23,3 +23,29 @@ def session_pss_mib(handle: Any) -> float:
     """PSS in MiB of every process of the local desktop session behind ``handle``."""
     pids = processes_with_marker(handle.describe()["session"])
     return sum(process_pss_kib(pid) for pid in pids) / 1024
+
+
+def program_name(pid: int) -> str:
+    """The program a process runs, from ``/proc/<pid>/cmdline`` (a Python script's module for the guest)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return "gone"
+    args = [arg.decode(errors="replace") for arg in argv if arg]
+    if not args:
+        return "gone"
+    name = Path(args[0]).name
+    if name.startswith("python") and "-m" in args[:-1]:
+        return args[args.index("-m") + 1]
+    if name == "dbus-daemon" and any("at-spi" in arg for arg in args):
+        return "dbus-daemon (a11y bus)"
+    return name
+
+
+def pss_by_program(handle: Any) -> dict[str, float]:
+    """PSS in MiB of the session behind ``handle``, summed per program (see :func:`program_name`)."""
+    totals: dict[str, float] = {}
+    for pid in processes_with_marker(handle.describe()["session"]):
+        name = program_name(pid)
+        totals[name] = totals.get(name, 0.0) + process_pss_kib(pid) / 1024
+    return totals
