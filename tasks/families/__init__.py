@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (each registers its suite)
     multi,
     os,
     train_demo,
+    workflow_archive,
     workflow_calc,
     workflow_deck_finish,
     workflow_files,
