@@ -13,11 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from ...verifiers import all_of, verify_document_text, verify_pdf_text
+from ...verifiers import (
+    all_of,
+    verify_document_text,
+    verify_docx_has_paragraph,
+    verify_docx_header_footer,
+    verify_docx_tables,
+    verify_pdf_text,
+)
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .samples import PEOPLE, draw
-from .writer_base import DONE, WriterDocumentTask
+from .writer_base import DONE, WriterDocumentTask, saved_by_api
 
 CUSTOMER_HEADER = ("id", "name", "amount", "due")
 LETTER_HEADING = "Payment reminder"
@@ -111,3 +118,80 @@ class LetterFill(CsvWriterTask):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         others = [row[0] for row in params["rows"] if row[0] != params["customer"]]
         return {**params, "customer": str(rng.choice(others))}
+
+
+EXPENSE_HEADER = ("date", "category", "item", "amount")
+CATEGORIES = {
+    "Hotel": ("Two nights Lisbon", "One night Porto", "Airport hotel"),
+    "Meals": ("Team dinner", "Lunch with client", "Breakfast"),
+    "Taxi": ("Station to office", "Airport transfer", "Late ride home"),
+    "Train": ("Return ticket", "Seat reservation", "Regional pass"),
+    "Supplies": ("Printer paper", "Adapter cable", "Notebooks"),
+}
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October")
+
+
+class ExpenseSummary(CsvWriterTask):
+    """A pivot-like summary: a table of per-category totals from a CSV, a grand total line, a footer."""
+
+    document = "~/Documents/expense_report.docx"
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        month = int(rng.integers(len(MONTHS)))
+        categories = [str(name) for name in rng.choice(list(CATEGORIES), size=int(rng.integers(3, 5)), replace=False)]
+        count = int(rng.integers(len(categories) + 2, len(categories) + 5))
+        chosen = [*categories, *(str(name) for name in rng.choice(categories, size=count - len(categories)))]
+        rng.shuffle(chosen)
+        rows = [
+            [f"2026-{month + 1:02d}-{day:02d}", name, str(rng.choice(CATEGORIES[name])), str(int(rng.integers(8, 400)))]
+            for day, name in zip(sorted(int(d) for d in rng.integers(1, 29, size=count)), chosen, strict=True)
+        ]
+        return {
+            "path": self.document,
+            "heading": f"Travel expenses, {MONTHS[month]} 2026",
+            "paragraphs": ["This report sums the month's travel expenses by category."],
+            "csv": f"~/Documents/expenses_{MONTHS[month].lower()}.csv",
+            "rows": rows,
+            "footer": f"Prepared by {rng.choice(PEOPLE)}",
+        }
+
+    def csv_text(self, params: Mapping[str, Any]) -> str:
+        return "".join(",".join(row) + "\n" for row in [EXPENSE_HEADER, *params["rows"]])
+
+    @staticmethod
+    def totals(params: Mapping[str, Any]) -> list[list[Any]]:
+        """``[category, total]`` per category, alphabetical."""
+        names = sorted({row[1] for row in params["rows"]})
+        return [[name, sum(int(row[3]) for row in params["rows"] if row[1] == name)] for name in names]
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        data = self.saved(ctx)
+        totals = self.totals(p)
+        grand = sum(total for _, total in totals)
+        return all_of(
+            {
+                "heading kept": verify_docx_has_paragraph(data, p["heading"]),
+                "introduction kept": verify_docx_has_paragraph(data, p["paragraphs"][0]),
+                "summary table": verify_docx_tables(data, count=1, expected_rows=[["Category", "Total"], *totals]),
+                "grand total last": verify_docx_has_paragraph(data, f"Grand total: {grand}", last=True),
+                "footer": verify_docx_header_footer(data, p["footer"], part="footer"),
+            }
+        )
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        totals = self.totals(params)
+        table = [["Category", "Total"], *totals]
+        grand = sum(total for _, total in totals)
+        return saved_by_api(
+            f"OSTools.read_text_file(path={params['csv']!r})",
+            f"WriterTools.insert_table(rows={len(table)}, columns=2, data={table!r})",
+            f"WriterTools.append_paragraph(text={f'Grand total: {grand}'!r})",
+            f"WriterTools.set_footer_text(text={params['footer']!r})",
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        rows = [list(row) for row in params["rows"]]
+        index = int(rng.integers(len(rows)))
+        rows[index][3] = str(int(rows[index][3]) + 7)  # one category's total and the grand total move
+        return {**params, "rows": rows}
