@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (each registers its suite)
     train_demo,
     workflow_archive,
     workflow_calc,
+    workflow_cleanup,
     workflow_csv_writer,
     workflow_deck_finish,
     workflow_files,
