@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (each registers its suite)
     workflow_archive,
     workflow_calc,
     workflow_cleanup,
+    workflow_csv_deck,
     workflow_csv_writer,
     workflow_deck_finish,
     workflow_files,
