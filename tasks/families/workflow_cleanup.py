@@ -1,8 +1,9 @@
 """Workflow tier, Calc table cleanup: a sales table with an empty row, a repeated row and a misspelt
 region is cleaned, then totalled by formula, each checked on the saved workbook.
 
-One Calc launch, API oracle (cheap to prove). The cleaned table must keep the remaining rows in their
-order, so deleting the wrong copy of the repeated row, or sorting, fails too.
+One Calc launch; an API oracle, and a GUI oracle through the Name Box and keys. The cleaned table must
+keep the remaining rows in their order, so deleting the wrong copy of the repeated row, or sorting,
+fails too.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from ...verifiers import all_of, verify_sheet_table, verify_xlsx_formulas
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
-from .calc_base import SAVE, CalcFamily, Rows, api
+from .calc_base import GUI_SAVE, SAVE, CalcFamily, Rows, Step, api, hotkey, name_box, type_text
 from .samples import ITEMS, REGIONS, draw, ints
 
 HEADER = ("Region", "Item", "Units")
@@ -72,21 +73,41 @@ class TableCleanup(CalcFamily):
             }
         )
 
-    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
+    @staticmethod
+    def doomed_rows(params: Mapping[str, Any]) -> list[int]:
+        """The sheet rows to delete (the empty one and the repeat), bottom up: row numbers stay valid."""
         seen: list[list[Any]] = []
         doomed = []
         for number, row in enumerate(params["dirty"], start=2):
             if row[0] is None or row in seen:
                 doomed.append(number)
             seen.append(row)
+        return doomed[::-1]
+
+    def api_steps(self, params: Mapping[str, Any]) -> list[str]:
         total_row = params["total_row"]
         return [
-            *(api("delete_rows", row=row) for row in reversed(doomed)),  # bottom up: row numbers stay valid
+            *(api("delete_rows", row=row) for row in self.doomed_rows(params)),
             api("find_replace", find=params["typo"], replace=params["region"], match_case=True, whole_cell=True),
             api("set_cell_value", cell=f"A{total_row}", value="Total"),
             api("set_cell_formula", cell=f"C{total_row}", formula=f"=SUM(C2:C{params['last_row']})"),
             SAVE,
         ]
+
+    def gui_steps(self, params: Mapping[str, Any]) -> list[Step]:
+        # Each doomed row: select it (Shift+Space) and delete it (Ctrl+-); then retype each misspelt cell
+        # (the end state of a whole-cell replace) and type the total's label and formula.
+        steps: list[Step] = []
+        for row in self.doomed_rows(params):
+            steps += [*name_box(f"A{row}"), hotkey("shift", "space"), hotkey("ctrl", "-")]
+        kept = [row for index, row in enumerate(params["dirty"], start=2) if index not in self.doomed_rows(params)]
+        for number, row in enumerate(kept, start=2):
+            if row[0] == params["typo"]:
+                steps += [*name_box(f"A{number}"), type_text(params["region"] + "\n")]
+        total_row = params["total_row"]
+        steps += [*name_box(f"A{total_row}"), type_text("Total\n")]
+        steps += [*name_box(f"C{total_row}"), type_text(f"=SUM(C2:C{params['last_row']})\n")]
+        return [*steps, GUI_SAVE]
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "region": next(name for name in REGIONS if name != params["region"])}

@@ -25,14 +25,17 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..artifacts import xlsx_bytes
 from ..base import Policy, TaskContext
+from ..gui_script import GuiScript
 from .impress_deck import DeckTask, api_call, sample_deck, saved_by_api
 from .multi_office import in_new_document
 from .os_base import distinct_words
 from .samples import ITEMS, PEOPLE, draw, ints
 from .workflow_deck_finish import EFFECTS
 from .workflow_office import WorkflowTransfer
-from .writer_base import SUBJECTS, WriterDocumentTask
+from .writer_base import DONE, SAVE, SUBJECTS, WriterDocumentTask, keys, typed
 from .writer_base import saved_by_api as writer_saved_by_api
+from .writer_edit import replace_all_steps
+from .writer_layout import open_header_or_footer
 
 
 class DeckAgenda(DeckTask):
@@ -107,6 +110,24 @@ class MinutesTidy(WriterDocumentTask):
             "WriterTools.set_heading(paragraph=0, level=1)",
             f"WriterTools.set_list(first_paragraph=2, last_paragraph={last}, list_type='bullet')",
             f"WriterTools.set_footer_text(text={params['footer']!r})",
+        )
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # Replace All; Ctrl+1 on the title; from the second body paragraph to the end, Shift+F12 bullets.
+        return GuiScript(
+            [
+                *replace_all_steps(params["old"], params["new"]),
+                keys("ctrl", "home"),
+                keys("ctrl", "1"),
+                keys("ctrl", "down"),
+                keys("ctrl", "down"),
+                keys("ctrl", "shift", "end"),
+                keys("shift", "f12"),
+                *open_header_or_footer("footer"),
+                typed(params["footer"]),
+                SAVE,
+                DONE,
+            ]
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:

@@ -18,8 +18,9 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
+from ..gui_script import click_node
 from .samples import SUBJECTS
-from .writer_base import WriterDocumentTask
+from .writer_base import WriterDocumentTask, find_and_select, keys, saved_by_gui, typed
 
 CLOSINGS = (
     "Questions go to the project office.",
@@ -65,6 +66,24 @@ class MemoCleanup(WriterDocumentTask):
                 "WriterTools.save()",
                 "exit(success=True)",
             ]
+        )
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # The closing first (the new last paragraph); then Ctrl+E on the heading; then, from the start of
+        # the target paragraph, Find Next selects its subject for Ctrl+B, and Format > Spacing sets 1.5 lines.
+        moves = [keys("ctrl", "down")] * (params["target"] + 1)
+        return saved_by_gui(
+            keys("ctrl", "end"),
+            keys("enter"),
+            typed(params["closing"]),
+            keys("ctrl", "home"),
+            keys("ctrl", "e"),
+            *moves,
+            *find_and_select(params["subject"]),
+            keys("ctrl", "b"),
+            keys("alt", "o"),
+            click_node("menu", "Spacing"),
+            click_node("check menu item", "Line Spacing: 1.5", within=("menu", "Spacing")),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
