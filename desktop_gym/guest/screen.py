@@ -1,15 +1,70 @@
-"""Screen capture with mss (X shared memory); encoding happens only when asked for."""
+"""Screen capture with mss (X shared memory); encoding happens only when asked for.
+
+A frame the guest already wrote is kept when the X DAMAGE extension says nothing was drawn
+since: a step whose action changed nothing costs one X round trip instead of a grab and a
+channel swap (~4 ms at 1280x720).
+"""
 
 from __future__ import annotations
 
 import io
 import threading
+import time
 
 import mss
 import numpy as np
 from PIL import Image
+from Xlib import display as xdisplay
+from Xlib.ext import damage as xdamage
 
 FORMATS = ("raw", "png", "jpeg")
+FRESH_FRAME_MAX_AGE = 1.0  # seconds a kept frame may be reused on damage alone, a hedge against a missed event
+
+
+class DamageWatch:
+    """Tells whether anything was drawn on the screen since the last look (X DAMAGE on the root).
+
+    Args:
+        display_name: X display such as ``":5"``; ``None`` uses ``$DISPLAY``.
+
+    Raises:
+        RuntimeError: the X server lacks the DAMAGE extension.
+    """
+
+    def __init__(self, display_name: str | None = None) -> None:
+        self._display = xdisplay.Display(display_name)
+        if not self._display.has_extension("DAMAGE"):
+            self._display.close()
+            raise RuntimeError(f"the X server of display {display_name!r} has no DAMAGE extension")
+        self._display.damage_query_version()
+        self._event_type = self._display.extension_event.DamageNotify
+        self._damage = self._display.screen().root.damage_create(xdamage.DamageReportNonEmpty)
+        self._display.sync()
+        self._lock = threading.Lock()
+
+    def drawn_since_last_look(self) -> bool:
+        """Whether the screen was drawn on since the previous call (True on the first).
+
+        Clearing the damage and reading the events share one round trip: whatever the server drew
+        before the clear has queued its event before the reply, and anything drawn after it sends a
+        new event, seen by the next call.
+        """
+        with self._lock:
+            self._display.damage_subtract(self._damage)
+            self._display.sync()
+            drawn = False
+            for _ in range(self._display.pending_events()):
+                if self._display.next_event().type == self._event_type:
+                    drawn = True
+            return drawn
+
+    def close(self) -> None:
+        """Release the damage object and the X connection."""
+        with self._lock:
+            try:
+                self._display.damage_destroy(self._damage)
+            finally:
+                self._display.close()
 
 
 class ScreenCapture:
@@ -24,6 +79,12 @@ class ScreenCapture:
         self._mss = mss.MSS(**kwargs)
         self._monitor = self._mss.monitors[0]
         self._lock = threading.Lock()
+        try:
+            self._damage: DamageWatch | None = DamageWatch(display_name)
+        except RuntimeError:
+            self._damage = None  # every frame is grabbed afresh
+        self._fresh_frames: dict[str, float] = {}  # key of a kept frame -> when it was grabbed
+        self._fresh_lock = threading.Lock()
 
     @property
     def size(self) -> tuple[int, int]:
@@ -46,6 +107,24 @@ class ScreenCapture:
         rgb[..., 1] = bgra[..., 1]
         rgb[..., 2] = bgra[..., 0]
         return rgb
+
+    def refresh(self, out: np.ndarray, key: str) -> bool:
+        """Bring ``out``, the frame named ``key``, up to date; True when it was grabbed anew.
+
+        The grab is skipped when ``out`` holds this capture's latest grab for ``key``, nothing was
+        drawn since (DAMAGE), and that grab is under ``FRESH_FRAME_MAX_AGE`` old. Only this capture
+        may write ``out``.
+        """
+        with self._fresh_lock:
+            if self._damage is None or self._damage.drawn_since_last_look():
+                self._fresh_frames.clear()
+            now = time.monotonic()
+            grabbed = self._fresh_frames.get(key)
+            if grabbed is not None and now - grabbed < FRESH_FRAME_MAX_AGE:
+                return False
+            self.grab(out=out)
+            self._fresh_frames[key] = now
+            return True
 
     def encode(self, fmt: str = "raw", quality: int = 80) -> tuple[bytes, int, int]:
         """Grab the screen and return ``(data, width, height)``.
@@ -78,3 +157,5 @@ class ScreenCapture:
         """Release the X connection and shared memory."""
         with self._lock:
             self._mss.close()
+            if self._damage is not None:
+                self._damage.close()

@@ -197,7 +197,7 @@ class GuestServicer(pb_grpc.GuestServicer):
         if request.shm_path and (request.format or "raw") == "raw":
             frame = self._shared_frame(request.shm_path)
             with frame.lock:
-                self.screen.grab(out=frame.array)
+                self.screen.refresh(frame.array, key=request.shm_path)
             return pb.ScreenshotReply(width=frame.width, height=frame.height, format="shm")
         data, width, height = self.screen.encode(request.format or "raw", request.quality or 80)
         return pb.ScreenshotReply(data=data, width=width, height=height, format=request.format or "raw")

@@ -109,8 +109,15 @@ class WindowManager:
             return active, title
 
     def focused_window(self) -> WindowInfo | None:
-        """Return the active window, if any."""
-        return next((window for window in self.list_windows() if window.focused), None)
+        """Return the active window, if any (a managed one: in the client list)."""
+        with self._lock:  # only the active window is described: a step asks this every time
+            active = self._active_id()
+            if active is None or active not in self._client_ids():
+                return None
+            try:
+                return self._describe(active, active)
+            except (xerror.BadWindow, xerror.BadDrawable, xerror.BadMatch):
+                return None
 
     def _send(self, window_id: int, message: str, data: list[int]) -> None:
         with self._lock:

@@ -1,0 +1,100 @@
+"""The cheap step: a kept screenshot frame is reused only while X DAMAGE reports nothing drawn.
+
+Drawing is done by a real X client on the session desktop (a window mapped, filled, unmapped),
+and every kept frame is compared with a fresh grab of the same screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from Xlib import display as xdisplay
+
+from desktop_gym.guest.client import GuestClient
+from desktop_gym.guest.screen import ScreenCapture
+
+
+@pytest.fixture
+def display_name(guest: GuestClient, desktop, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The session desktop's display, which this process may open (its X cookie in XAUTHORITY)."""
+    guest.kill_apps()  # a still screen: no app blinks a cursor
+    xauthority = desktop.start().info.get("xauthority")
+    if xauthority:
+        monkeypatch.setenv("XAUTHORITY", xauthority)
+    return guest.ping()["display"]
+
+
+@pytest.fixture
+def painter(display_name: str) -> Iterator[xdisplay.Display]:
+    connection = xdisplay.Display(display_name)
+    yield connection
+    connection.close()
+
+
+def _window(painter: xdisplay.Display, x: int, y: int):
+    screen = painter.screen()
+    window = screen.root.create_window(
+        x, y, 160, 90, 0, screen.root_depth, background_pixel=screen.white_pixel, override_redirect=True
+    )
+    window.map()
+    painter.sync()
+    return window
+
+
+def _wait_frame(capture: ScreenCapture, kept: np.ndarray, wait_until, what: str) -> None:
+    """Refresh ``kept`` until it equals a fresh grab (the server draws asynchronously)."""
+    wait_until(
+        lambda: capture.refresh(kept, key="kept") is not None and np.array_equal(kept, capture.grab()), 5.0, what
+    )
+
+
+def test_kept_frame_is_reused_while_nothing_is_drawn_and_regrabbed_after_drawing(
+    display_name: str, painter: xdisplay.Display, wait_until
+) -> None:
+    capture = ScreenCapture(display_name)
+    try:
+        kept = np.zeros((*capture.size[::-1], 3), dtype=np.uint8)
+        assert capture.refresh(kept, key="kept") is True  # the first look always grabs
+        wait_until(lambda: capture.refresh(kept, key="kept") is False, 5.0, "a still screen to keep its frame")
+        window = _window(painter, 40, 40)
+        _wait_frame(capture, kept, wait_until, "the kept frame to show the mapped white window")
+        assert kept[60, 60].tolist() == [255, 255, 255]
+        gc = window.create_gc(foreground=painter.screen().black_pixel)
+        window.fill_rectangle(gc, 0, 0, 40, 40)
+        painter.sync()
+        _wait_frame(capture, kept, wait_until, "the kept frame to show the black square")
+        assert kept[50, 50].tolist() == [0, 0, 0]
+        assert capture.refresh(np.zeros_like(kept), key="other") is True  # another frame is not the kept one
+        window.unmap()
+        painter.sync()
+        _wait_frame(capture, kept, wait_until, "the kept frame to lose the unmapped window")
+    finally:
+        capture.close()
+
+
+def test_shared_frame_screenshots_follow_drawing(
+    guest: GuestClient, display_name: str, painter: xdisplay.Display, wait_until
+) -> None:
+    def matches_fresh_bytes() -> bool:
+        guest._try_shared_frame = True
+        shared = guest.screenshot()
+        guest._try_shared_frame = False
+        try:
+            return np.array_equal(shared, guest.screenshot())
+        finally:
+            guest._try_shared_frame = True
+
+    assert matches_fresh_bytes()
+    window = _window(painter, 300, 200)
+    for colour in (painter.screen().black_pixel, painter.screen().white_pixel, painter.screen().black_pixel):
+        gc = window.create_gc(foreground=colour)
+        window.fill_rectangle(gc, 0, 0, 160, 90)
+        painter.sync()
+        wait_until(matches_fresh_bytes, 5.0, "the shared-frame screenshot to equal a fresh grab after drawing")
+        expected = [0, 0, 0] if colour == painter.screen().black_pixel else [255, 255, 255]
+        assert guest.screenshot()[240, 380].tolist() == expected
+    window.destroy()
+    painter.sync()
+    wait_until(matches_fresh_bytes, 5.0, "the shared-frame screenshot to equal a fresh grab after the window went")
