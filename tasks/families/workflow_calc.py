@@ -25,7 +25,10 @@ HEADER = ("Item", "Units", "Region")
 
 
 class SalesReport(CalcFamily):
-    """Sort a sales table, total it with a formula, bold the header and chart the units."""
+    """Sort a sales table, total it with a formula, bold the header and chart the units.
+
+    No GUI oracle: the Insert Chart wizard's pages cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
@@ -78,7 +81,10 @@ NOTES = ("on leave", "new", "part time", "lead", "remote", "")
 
 
 class FilterSortExport(CalcFamily):
-    """Drop a column, drop one region's rows, sort by name and export the rest as CSV."""
+    """Drop a column, drop one region's rows, sort by name and export the rest as CSV.
+
+    No GUI oracle: Save As CSV, Keep Format and Text CSV dialogs cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))

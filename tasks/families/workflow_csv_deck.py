@@ -4,9 +4,6 @@ transition everywhere, the deck saved and exported as PDF.
 The CSV is only a file (``OSTools`` reads it, or a terminal or editor the agent opens); Impress is the
 one app launched, so the proof costs one launch. API oracle; the verifier reads the saved pptx (slide
 titles, each new slide's body, transitions) and the PDF's page count.
-
-No GUI oracle: it would type every slide's title and body and export through the PDF dialog, well over
-the tier's proof-time budget for one family.
 """
 
 from __future__ import annotations
@@ -31,7 +28,10 @@ MILESTONE_HEADER = ("milestone", "due", "owner")
 
 
 class MilestoneDeck(DeckTask):
-    """A slide per CSV row (title and body from its fields), one transition on every slide, a PDF export."""
+    """A slide per CSV row (title and body from its fields), one transition on every slide, a PDF export.
+
+    No GUI oracle: new slides' placeholders and the PDF dialog cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(2, 4))

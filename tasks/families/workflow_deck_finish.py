@@ -28,7 +28,10 @@ OPENING_NOTES = ("Welcome everyone and introduce the team.", "Start with the hea
 
 
 class DeckFinish(DeckTask):
-    """Append a closing slide, colour every slide's background, set one transition everywhere, note slide 1."""
+    """Append a closing slide, colour every slide's background, set one transition everywhere, note slide 1.
+
+    No GUI oracle: a background per slide via Slide Properties costs more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return {

@@ -39,7 +39,10 @@ from .writer_layout import open_header_or_footer
 
 
 class DeckAgenda(DeckTask):
-    """Insert an agenda slide listing the other slides, one transition everywhere, save, export a PDF."""
+    """Insert an agenda slide listing the other slides, one transition everywhere, save, export a PDF.
+
+    No GUI oracle: a new slide's placeholders and the PDF dialog cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         deck = sample_deck(rng, min_slides=3, max_slides=5)
@@ -135,7 +138,10 @@ class MinutesTidy(WriterDocumentTask):
 
 
 class TopItemsDeck(WorkflowTransfer):
-    """From a Calc units table, a new Impress deck: a title slide and a slide ranking the top items."""
+    """From a Calc units table, a new Impress deck: a title slide and a slide ranking the top items.
+
+    No GUI oracle: two apps: a second launch and Save As cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

@@ -25,7 +25,10 @@ ALIGNMENTS = ("left", "center", "right")
 
 
 class ReportLayout(WriterDocumentTask):
-    """Title as heading 1, landscape pages, footer page numbers, a page break before the last paragraph."""
+    """Title as heading 1, landscape pages, footer page numbers, a page break before the last paragraph.
+
+    No GUI oracle: landscape pages go through the Page Style dialog, more proof time than the GUI budget left.
+    """
 
     document = "~/Documents/report.docx"
 

@@ -31,7 +31,10 @@ AVERAGE_FORMAT = "0.00"
 
 
 class GradeBook(CalcFamily):
-    """Total two exam columns per student with formulas, average every column, format, rename the sheet."""
+    """Total two exam columns per student with formulas, average every column, format, rename the sheet.
+
+    No GUI oracle: the number format and the sheet rename need dialogs, more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
@@ -92,7 +95,10 @@ ALERT_FILL = "FFC7CE"  # Calc's "light red" for warnings
 
 
 class StockAlert(CalcFamily):
-    """Drop the supplier column, flag low-stock rows with a fill, and freeze the header row."""
+    """Drop the supplier column, flag low-stock rows with a fill, and freeze the header row.
+
+    No GUI oracle: a fill per low-stock row via Format Cells costs more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
@@ -148,7 +154,10 @@ PRICE_FORMAT = "#,##0.00"
 
 
 class PriceList(CalcFamily):
-    """Rename a supplier everywhere, sort by price from highest, and give the prices a two-decimal format."""
+    """Rename a supplier everywhere, sort by price from highest, and give the prices a two-decimal format.
+
+    No GUI oracle: Find & Replace, Sort and Format Cells dialogs cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

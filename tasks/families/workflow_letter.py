@@ -22,7 +22,10 @@ FONTS = ("Liberation Serif", "Liberation Sans", "DejaVu Sans")
 
 
 class LetterSetup(WriterDocumentTask):
-    """Paper size, equal side margins, one font for all body text, and a letterhead in the page header."""
+    """Paper size, equal side margins, one font for all body text, and a letterhead in the page header.
+
+    No GUI oracle: paper, margins and header go through the Page Style dialog, more proof time than the GUI budget left.
+    """
 
     document = "~/Documents/letter.docx"
 

@@ -36,7 +36,10 @@ class WorkflowTransfer(OfficeTransferTask):
 
 
 class OverspendMemo(WorkflowTransfer):
-    """From a budget sheet, a memo listing only the departments over budget and the total overspend."""
+    """From a budget sheet, a memo listing only the departments over budget and the total overspend.
+
+    No GUI oracle: two apps: a second launch, a table and Save As cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
@@ -101,7 +104,10 @@ class OverspendMemo(WorkflowTransfer):
 
 
 class OutlineToDeck(WorkflowTransfer):
-    """A Writer outline -> an Impress deck: a title slide, then one slide per heading with its note as body."""
+    """A Writer outline -> an Impress deck: a title slide, then one slide per heading with its note as body.
+
+    No GUI oracle: two apps: a second launch, slides and Save As cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

@@ -38,7 +38,10 @@ def quarter_prices(rng: np.random.Generator, count: int, low: int = 8, high: int
 
 
 class OrderTotals(CalcFamily):
-    """Per-row amount formulas, a total formula, a money format on the amounts and an AutoFilter."""
+    """Per-row amount formulas, a total formula, a money format on the amounts and an AutoFilter.
+
+    No GUI oracle: the money format needs the Format Cells dialog, more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
@@ -85,7 +88,10 @@ class OrderTotals(CalcFamily):
 
 
 class RegionSummary(CalcFamily):
-    """A new Summary sheet totalling units per region (computed), and a pie chart of it."""
+    """A new Summary sheet totalling units per region (computed), and a pie chart of it.
+
+    No GUI oracle: a new sheet and the Insert Chart wizard cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(6, 10))
@@ -143,7 +149,10 @@ PASS_FILL = "C6EFCE"  # Calc's "light green" for good values
 
 
 class ScoreRanking(CalcFamily):
-    """Sort scores from highest, highlight those above a mark with a conditional format, bold the header."""
+    """Sort scores from highest, highlight those above a mark with a conditional format, bold the header.
+
+    No GUI oracle: the Sort and Conditional Formatting dialogs cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
@@ -193,7 +202,10 @@ MARKUPS = (10, 20, 25, 40, 50)
 
 
 class MarkupExport(CalcFamily):
-    """Sort by cost, add a marked-up price column by formula, delete a column, export the sheet as CSV."""
+    """Sort by cost, add a marked-up price column by formula, delete a column, export the sheet as CSV.
+
+    No GUI oracle: the Sort dialog and the CSV export's dialogs cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

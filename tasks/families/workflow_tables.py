@@ -37,7 +37,10 @@ VARIANCE_FORMAT = "#,##0"
 
 
 class BudgetVariance(CalcFamily):
-    """A variance column by formula, a whole-number format, a highlight of overspends, a frozen header."""
+    """A variance column by formula, a whole-number format, a highlight of overspends, a frozen header.
+
+    No GUI oracle: the Format Cells and Conditional Formatting dialogs cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
@@ -101,7 +104,10 @@ REST_SHEET = "Other regions"
 
 
 class RegionSplit(CalcFamily):
-    """One region's rows moved onto a new sheet named after it, deleted from the old one, which is renamed."""
+    """One region's rows moved onto a new sheet named after it, deleted from the old one, which is renamed.
+
+    No GUI oracle: a new sheet, moved rows and a rename via dialogs cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
@@ -147,7 +153,10 @@ class RegionSplit(CalcFamily):
 
 
 class HoursSheet(WorkflowTransfer):
-    """Text lines 'Name: hours' in the editor -> a new Calc sheet, sorted, totalled by formula, bold header."""
+    """Text lines 'Name: hours' in the editor -> a new Calc sheet, sorted, totalled by formula, bold header.
+
+    No GUI oracle: two apps: a second launch and Save As cost more proof time than the GUI budget left.
+    """
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
