@@ -2,8 +2,8 @@
 mail merge and exported as PDF, and a per-category summary table added to a report.
 
 The CSV is only a file (``OSTools`` reads it, or a terminal or editor the agent opens); Writer is the
-one app launched, so each proof costs one launch. API oracles only; the verifiers read the saved docx
-(and the PDF's text, page by page).
+one app launched, so each proof costs one launch. API oracles, and a GUI one for the summary; the
+verifiers read the saved docx (and the PDF's text, page by page).
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from ...verifiers import (
 )
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
+from ..gui_script import Step, click_node, when_present
 from .samples import PEOPLE, draw
-from .writer_base import DONE, WriterDocumentTask, saved_by_api
+from .writer_base import DONE, WriterDocumentTask, keys, saved_by_api, saved_by_gui, typed
+from .writer_layout import open_header_or_footer
 
 CUSTOMER_HEADER = ("id", "name", "amount", "due")
 LETTER_HEADING = "Payment reminder"
@@ -46,6 +48,25 @@ class CsvWriterTask(WriterDocumentTask):
     def setup(self, ctx: TaskContext) -> None:
         ctx.client.put_file(ctx.params["csv"], self.csv_text(ctx.params).encode())
         super().setup(ctx)
+
+
+def table_at_end(table: list[list[Any]]) -> list[Step]:
+    """GUI steps: a table of ``table``'s cells at the document's end (Insert Table dialog, Ctrl+F12), typed
+    cell by cell (Tab moves on), then Alt+Enter in the last cell opens a paragraph after the table."""
+    cells = "\t".join(str(cell) for row in table for cell in row)
+    return [
+        keys("ctrl", "end"),
+        keys("ctrl", "f12"),
+        when_present("dialog", "Insert Table", keys("tab")),  # the dialog opens in its Name field
+        keys("ctrl", "a"),
+        typed(str(len(table[0]))),
+        keys("tab"),
+        keys("ctrl", "a"),
+        typed(str(len(table))),
+        click_node("push button", "Insert", within=("dialog", "Insert Table")),
+        typed(cells),
+        keys("alt", "enter"),
+    ]
 
 
 class LetterFill(CsvWriterTask):
@@ -135,10 +156,7 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 
 
 class ExpenseSummary(CsvWriterTask):
-    """A pivot-like summary: a table of per-category totals from a CSV, a grand total line, a footer.
-
-    No GUI oracle: feasible (Insert Table dialog, footer menu), not written: more proof time than the GUI budget left.
-    """
+    """A pivot-like summary: a table of per-category totals from a CSV, a grand total line, a footer."""
 
     document = "~/Documents/expense_report.docx"
 
@@ -194,6 +212,16 @@ class ExpenseSummary(CsvWriterTask):
             f"WriterTools.insert_table(rows={len(table)}, columns=2, data={table!r})",
             f"WriterTools.append_paragraph(text={f'Grand total: {grand}'!r})",
             f"WriterTools.set_footer_text(text={params['footer']!r})",
+        )
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        totals = self.totals(params)
+        grand = sum(total for _, total in totals)
+        return saved_by_gui(
+            *table_at_end([["Category", "Total"], *totals]),
+            typed(f"Grand total: {grand}"),
+            *open_header_or_footer("footer"),
+            typed(params["footer"]),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
