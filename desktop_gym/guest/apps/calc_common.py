@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .tool_schema import ApiArgumentError
+from .uno_document_cache import KEPT_DOCUMENTS
 
 _ADDRESS = re.compile(
     r"^(?:(?P<sheet>'[^']+'|[^!.':]+)[!.])?\$?(?P<c1>[A-Za-z]{1,3})\$?(?P<r1>[0-9]+)"
@@ -106,7 +107,8 @@ class CalcBase:
 
     @property
     def _controller(self) -> Any:
-        return self.document.getCurrentController()
+        # Kept with the document between calls while the focus stays: one UNO round trip fewer.
+        return KEPT_DOCUMENTS.controller(self.document)
 
     def _sheet(self, name: str | None = None, arg: str = "sheet") -> Any:
         """The sheet called ``name``, or the active one when ``name`` is ``None``.

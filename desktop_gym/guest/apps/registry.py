@@ -29,7 +29,7 @@ from .tool_schema import (
     tool_schemas,
 )
 from .uno_bridge import _run_with_deadline as run_with_deadline  # the UNO watchdog, for tools without UNO too
-from .uno_document_cache import DocumentCache, focused_document, is_disposed
+from .uno_document_cache import KEPT_DOCUMENTS, focused_document, is_disposed
 
 
 class _ToolClasses(Mapping[str, type]):
@@ -144,7 +144,7 @@ def parse_arguments(method: ToolMethod, args_json: str) -> dict[str, Any]:
     return method.validate(arguments)
 
 
-_DOCUMENTS = DocumentCache()
+_DOCUMENTS = KEPT_DOCUMENTS
 
 
 def _document_for(connection: Any, focus_key: Hashable | None) -> Any:

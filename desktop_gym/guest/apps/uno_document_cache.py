@@ -21,6 +21,7 @@ class DocumentCache:
 
     def __init__(self) -> None:
         self._kept: dict[int, tuple[Any, Hashable, Any]] = {}  # id(connection) -> (connection, key, document)
+        self._controllers: dict[int, tuple[Any, Any]] = {}  # id(connection) -> (kept document, its controller)
         self._lock = threading.Lock()
 
     def kept(self, connection: Any, focus_key: Hashable | None) -> Any | None:
@@ -38,14 +39,40 @@ class DocumentCache:
         return kept[2] if kept is not None and kept[0] is connection else None
 
     def keep(self, connection: Any, focus_key: Hashable, document: Any) -> None:
-        """Keep ``document`` for ``connection`` until the focus key changes."""
+        """Keep ``document`` for ``connection`` until the focus key changes (its controller is found anew)."""
         with self._lock:
             self._kept[id(connection)] = (connection, focus_key, document)
+            self._controllers.pop(id(connection), None)
 
     def forget(self, connection: Any) -> None:
         """Drop what is kept for ``connection`` (its document was closed)."""
         with self._lock:
             self._kept.pop(id(connection), None)
+            self._controllers.pop(id(connection), None)
+
+    def controller(self, document: Any) -> Any:
+        """``document.getCurrentController()``, kept with ``document`` while it is a kept document.
+
+        A controller belongs to the window the focus key names, so it changes only with that key
+        (another window, even of the same document, is another key, and :meth:`keep` drops it); a
+        document reloaded in its window is a new document, and the old controller raises
+        ``DisposedException`` as the old document does. A document not kept is asked each time.
+        """
+        with self._lock:
+            owner = next((key for key, kept in self._kept.items() if kept[2] is document), None)
+            cached = self._controllers.get(owner) if owner is not None else None
+        if cached is not None and cached[0] is document:
+            return cached[1]
+        controller = document.getCurrentController()
+        if owner is not None and controller is not None:
+            with self._lock:
+                kept = self._kept.get(owner)
+                if kept is not None and kept[2] is document:
+                    self._controllers[owner] = (document, controller)
+        return controller
+
+
+KEPT_DOCUMENTS = DocumentCache()  # the guest's one cache: API calls keep documents here, tools read controllers
 
 
 def focused_document(documents: Iterable[Any], focus_key: Hashable | None) -> Any | None:
