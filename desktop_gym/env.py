@@ -249,8 +249,10 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         info: dict[str, Any] = {"step": self._steps}
         outcome = self._act(action)
         info["action_error"] = outcome.error
-        # An app killed by this action may still look alive right after it: look again once settled.
-        crash = self._detect_crash() or self._settle_or_crash() or self._detect_crash()
+        # An app killed by this action may still look alive right after it: look again once settled
+        # (without a settle wait the second look would follow the first at once).
+        settles = self.settle_timeout > 0
+        crash = self._detect_crash() or self._settle_or_crash() or (self._detect_crash() if settles else None)
         terminated = outcome.terminal
         truncated = not terminated and (crash is not None or self._steps >= self._step_budget())
         reward = 0.0
