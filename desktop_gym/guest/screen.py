@@ -8,6 +8,7 @@ channel swap (~4 ms at 1280x720).
 from __future__ import annotations
 
 import io
+import os
 import threading
 import time
 
@@ -19,6 +20,7 @@ from Xlib.ext import damage as xdamage
 
 FORMATS = ("raw", "png", "jpeg")
 FRESH_FRAME_MAX_AGE = 1.0  # seconds a kept frame may be reused on damage alone, a hedge against a missed event
+KEEP_FRAMES_VARIABLE = "DESKTOP_GYM_KEEP_FRAMES"  # "0": grab every frame (the baseline bench_local.py compares)
 
 
 class DamageWatch:
@@ -79,10 +81,12 @@ class ScreenCapture:
         self._mss = mss.MSS(**kwargs)
         self._monitor = self._mss.monitors[0]
         self._lock = threading.Lock()
-        try:
-            self._damage: DamageWatch | None = DamageWatch(display_name)
-        except RuntimeError:
-            self._damage = None  # every frame is grabbed afresh
+        self._damage: DamageWatch | None = None  # None: every frame is grabbed afresh
+        if os.environ.get(KEEP_FRAMES_VARIABLE, "1") != "0":
+            try:
+                self._damage = DamageWatch(display_name)
+            except RuntimeError:
+                pass
         self._fresh_frames: dict[str, float] = {}  # key of a kept frame -> when it was grabbed
         self._fresh_lock = threading.Lock()
 
