@@ -1,6 +1,6 @@
 """Workflow tier, Writer: a status memo finished in several distinct operations (a table of rows
 given in the instruction, a page header, a centred heading, a closing line after the table), each
-checked on the saved docx. One Writer launch, API oracle (cheap to prove).
+checked on the saved docx. One Writer launch, API and GUI oracles.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from .samples import PEOPLE
-from .writer_base import WriterDocumentTask, saved_by_api
+from .workflow_csv_writer import table_at_end
+from .writer_base import WriterDocumentTask, keys, saved_by_api, saved_by_gui, typed
+from .writer_layout import open_header_or_footer
 
 STATUSES = ("done", "in progress", "blocked", "not started")
 WORK = ("Budget", "Hiring", "Launch plan", "Vendor review", "Training", "Website", "Audit", "Survey")
@@ -28,10 +30,7 @@ CLOSING = "Next update in one week."
 
 
 class StatusTable(WriterDocumentTask):
-    """Add a status table at the end, a page header, centre the heading, and a closing line below the table.
-
-    No GUI oracle: feasible (Insert Table dialog, header menu), not written: more proof time than the GUI budget left.
-    """
+    """Add a status table at the end, a page header, centre the heading, and a closing line below the table."""
 
     document = "~/Documents/status.docx"
 
@@ -49,7 +48,10 @@ class StatusTable(WriterDocumentTask):
         data = self.saved(ctx)
         return all_of(
             {
-                "table": verify_docx_tables(data, count=1, expected_rows=[["Item", "Owner", "Status"], *p["rows"]]),
+                # Case-blind: Writer's AutoCorrect capitalises the first letter typed into a cell ("Done").
+                "table": verify_docx_tables(
+                    data, count=1, expected_rows=[["Item", "Owner", "Status"], *p["rows"]], ignore_case=True
+                ),
                 "page header": verify_docx_header_footer(data, p["header"], part="header"),
                 "heading centred": verify_docx_alignment(data, p["heading"], "center"),
                 "closing last": verify_docx_has_paragraph(data, p["closing"], last=True),
@@ -64,6 +66,16 @@ class StatusTable(WriterDocumentTask):
             f"WriterTools.set_header_text(text={params['header']!r})",
             "WriterTools.set_alignment(alignment='center', paragraph=0)",
             f"WriterTools.append_paragraph(text={params['closing']!r})",
+        )
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return saved_by_gui(
+            keys("ctrl", "home"),
+            keys("ctrl", "e"),
+            *table_at_end([["Item", "Owner", "Status"], *params["rows"]]),
+            typed(params["closing"]),
+            *open_header_or_footer("header"),
+            typed(params["header"]),
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
