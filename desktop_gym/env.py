@@ -133,6 +133,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._episode_active = False
         self._last_screenshot: np.ndarray | None = None
         self._observation_cost = PartTimer()  # seconds per part of the latest observation
+        self._reset_phases = PartTimer()  # seconds per phase of the latest reset (info['reset_phase_seconds'])
         self._prefetcher = Prefetcher()  # reads the a11y tree while the other parts are read
 
     # ------------------------------------------------------------------ lifecycle
@@ -180,8 +181,11 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._episode_active = True
         self._instruction = task.instruction(params)
         self._observation_cost = PartTimer()
-        self._settle()
-        observation = self._observe(result=None, error=None)
+        phases = self._reset_phases
+        with phases.part("settle"):
+            self._settle()
+        with phases.part("observe"):
+            observation = self._observe(result=None, error=None)
         info = {
             "task_id": task_id,
             "instruction": self._instruction,
@@ -190,23 +194,28 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             "reset_seconds": time.perf_counter() - started,
             "setup_attempts": attempts,
             "observation_seconds": self._observation_cost.rounded(),
+            "reset_phase_seconds": phases.rounded(),
         }
         return observation, info
 
     def _set_up_episode(self, task: Task, options: dict[str, Any]) -> dict[str, Any]:
         """Clean (or restore) the desktop, sample the parameters and run the task's setup."""
         fresh = self._handle is None
-        client = self._ensure_desktop()
-        if not fresh and getattr(self.backend, "reset_mode", "restart_apps") != "restart_apps":
-            client = self._restore_desktop()
-        try:
-            client.clear_session()
-        except GuestUnavailableError:
-            client = self._restart_desktop()
+        phases = self._reset_phases = PartTimer()  # a retried setup reports its last try
+        with phases.part("desktop"):
+            client = self._ensure_desktop()
+            if not fresh and getattr(self.backend, "reset_mode", "restart_apps") != "restart_apps":
+                client = self._restore_desktop()
+        with phases.part("clear_session"):
+            try:
+                client.clear_session()
+            except GuestUnavailableError:
+                client = self._restart_desktop()
         params = task.sample_params(self.np_random)
         params.update(options.get("params", {}))
         self._ctx = TaskContext(client=client, rng=self.np_random, params=params)
-        task.setup(self._ctx)
+        with phases.part("task_setup"):
+            task.setup(self._ctx)
         return params
 
     def _recover_failed_setup(self, attempt: int) -> str:

@@ -128,7 +128,8 @@ def test_fast_reset_start_state_equals_cold_start(env_and_reference, case, dirty
     pid = _office_pid(env)  # every case starts from the clean start the previous one checked
     dirty(env)
     observation, info = env.reset(seed=SEED)
-    assert (_office_pid(env) == pid) is reusable, f"{case}: office reused={not reusable}, expected {reusable}"
+    reused = _office_pid(env) == pid
+    assert reused is reusable, f"{case}: office reused={reused}, expected {reusable}; guest log: {env.backend.logs()}"
     _assert_same_start(_start_state(env, observation), reference, case)
     env.client.hotkey(["ctrl", "z"])  # a fresh undo stack: nothing of the previous episode to undo
     assert not env.client.document_modified("calc"), f"{case}: undo changed the fresh document"
@@ -141,7 +142,12 @@ def test_cold_reset_when_reuse_is_off() -> None:
     try:
         env.reset(seed=SEED)
         pid = _office_pid(env)
-        env.reset(seed=SEED)
+        _, info = env.reset(seed=SEED)
         assert _office_pid(env) != pid
+        phases = info["reset_phase_seconds"]  # where the reset's time went
+        assert set(phases) == {"desktop", "clear_session", "task_setup", "settle", "observe"}, phases
+        assert all(seconds >= 0 for seconds in phases.values()) and sum(phases.values()) <= info["reset_seconds"]
+        launches = (env.backend.workdir / "logs" / "guest.log").read_text().count("launched calc in start ")
+        assert launches == 2, "each launch logs its seconds per phase"
     finally:
         env.close()

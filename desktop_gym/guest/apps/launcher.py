@@ -4,9 +4,8 @@ Every app is started as the leader of its own process group, so ``kill_all`` can
 together with everything it spawned (``soffice`` -> ``oosplash`` -> ``soffice.bin``).
 LibreOffice always starts from a fresh copy of a lock-free profile in a per-launch folder, and
 opens the task file where the task put it (tasks write a fresh copy of their inputs at every
-reset, and the agent saves over that path). A SIGKILLed instance leaves a ``.~lock.<name>#`` file
-beside the document that would raise a "Document in use" dialog the next time, so stale lock
-files are removed before opening and after killing.
+reset, and the agent saves over that path); see ``office_launch``. A launch logs its seconds per
+phase (process start, window, UNO, layout, quiet screen) and keeps them in ``extra``.
 
 The terminal runs bash with an rc file that touches a marker once the shell reads input, and the
 launch waits for it: keystrokes sent before the shell is ready would be lost.
@@ -30,6 +29,8 @@ from ..files import resolve_path
 from ..processes import group_alive, kill_group, process_group, spawn
 from ..types import AppInfo, WindowInfo
 from ..windows import WindowManager
+from . import office_launch
+from .launch_phases import PhaseClock
 from .spec import APP_SPECS, AppSpec, launchable_apps
 from .warm_spare import Spare, WarmOffice
 
@@ -39,8 +40,6 @@ POLL_INTERVAL = 0.02
 LIBREOFFICE_MODULES = {key: spec.command[0] for key, spec in APP_SPECS.items() if spec.launch == "libreoffice"}
 LAYOUT_QUIET = 0.2  # how long the screen must stay unchanged before a launched app counts as ready
 LAYOUT_SETTLE_TIMEOUT = 3.0  # seconds a launched app may keep repainting before we hand it over
-FACTORIES = {"calc": "scalc", "writer": "swriter", "impress": "simpress"}
-CSV_IMPORT_FILTER = "Text - txt - csv (StarCalc):44,34,76,1"
 APPS = launchable_apps()
 WINDOW_CLASSES = {key: APP_SPECS[key].window_class for key in APPS}
 
@@ -78,11 +77,6 @@ def _touch_model(connection: Any) -> None:
         document.isModified()
 
 
-def remove_stale_lock(document: Path) -> None:
-    """Delete LibreOffice's ``.~lock.<name>#`` file beside ``document``, if a killed instance left one."""
-    (document.parent / f".~lock.{document.name}#").unlink(missing_ok=True)
-
-
 def _as_spare(launched: LaunchedApp) -> Spare:
     return Spare(proc=launched.proc, launch_dir=launched.launch_dir, pipe_name=launched.pipe_name, uno=launched.uno)
 
@@ -115,9 +109,6 @@ class AppLauncher:
         reuse_office: bool = False,
     ) -> None:
         self._grab_screen = grab_screen
-        self._reuse_office = reuse_office
-        self._parked: LaunchedApp | None = None  # a clean office kept from the previous episode
-        self.reuse_counts = {"reused": 0, "cold": 0, "refused": 0}
         self._home = Path(home)
         self._windows = windows
         self._env = env
@@ -126,6 +117,11 @@ class AppLauncher:
         self._lock = threading.Lock()
         self._counter = 0
         self._warm = WarmOffice(env, self._home, self._new_launch_dir) if warm_spare else None
+        self._keeper = None  # an office_keeper.OfficeKeeper with reuse_office
+        if reuse_office:
+            from .office_keeper import OfficeKeeper
+
+            self._keeper = OfficeKeeper(windows.list_windows, env.get("DISPLAY"), self._forget_and_kill)
         if self._warm is not None:
             self._warm.ensure_started()
 
@@ -158,14 +154,12 @@ class AppLauncher:
         existing = {window.window_id for window in self._windows.list_windows()}
         if source is not None and not spec.opens_files:
             raise ValueError(f"the {app} does not open files (exec a command instead)")
-        parked = self._take_parked(app)
+        parked = self._keeper.take(app) if self._keeper is not None else None
         if parked is not None:
             try:
                 return self._launch(app, spec, source, deadline, existing, parked)
             except Exception as error:  # noqa: BLE001 - any doubt about the warm office means a cold start
-                log.warning("reusing the %s office failed, starting a fresh one: %s", app, error)
-                self.reuse_counts["refused"] += 1
-                self._forget_and_kill(parked)
+                self._keeper.refused(parked, error)
                 existing = {window.window_id for window in self._windows.list_windows()}
         return self._launch(app, spec, source, deadline, existing)
 
@@ -179,6 +173,7 @@ class AppLauncher:
         parked: LaunchedApp | None = None,
     ) -> LaunchedApp:
         office = spec.launch == "libreoffice"
+        phases = PhaseClock()
         spare = self._warm.take() if self._warm is not None and office and parked is None else None
         if parked is not None:
             launched = self._load_into_spare(app, source, _as_spare(parked), deadline)
@@ -194,62 +189,43 @@ class AppLauncher:
             argv = [*spec.command, *([str(source)] if source is not None else [])]
             proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
             launched = LaunchedApp(app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None)
+        phases.done("start")
         with self._lock:
             self._apps.append(launched)
         window = self._wait_for_window(launched, existing, deadline)
         launched.window_id = window.window_id
+        phases.done("window")
         if not window.focused:
             # The window manager focuses new windows a moment after mapping them; input sent in
             # that moment would go to the previous window, so make the focus explicit and wait for it.
             self._windows.activate(window.window_id, timeout=max(0.1, min(2.0, deadline - time.monotonic())))
+            phases.done("focus")
         if launched.pipe_name is not None and launched.uno is None:
             self._wait_for_uno(launched, deadline)
+            phases.done("uno")
         if "ready_marker" in launched.extra:
             self._wait_for_marker(launched, launched.extra["ready_marker"], deadline)
+            phases.done("shell")
+        if launched.uno is not None and launched.extra.get("warm"):  # loaded into a running office
+            office_launch.finish_layout(
+                launched.uno, timeout=max(0.5, min(office_launch.LAYOUT_TIMEOUT_S, deadline - time.monotonic()))
+            )
+            phases.done("layout")
         if self._grab_screen is not None:
             wait_until_stable(
                 self._grab_screen,
                 timeout=max(0.0, min(LAYOUT_SETTLE_TIMEOUT, deadline - time.monotonic())),
                 quiet=LAYOUT_QUIET,
             )
-        if self._reuse_office and launched.uno is not None:  # once laid out: the layout is part of the state
-            self._check_or_record_reuse_state(launched, reused=parked is not None, deadline=deadline)
+            phases.done("screen_quiet")
+        if self._keeper is not None and launched.uno is not None:  # once laid out: the layout is part of the state
+            self._keeper.check_or_record(launched, reused=parked is not None, deadline=deadline)
+            phases.done("reuse_check")
         if self._warm is not None and office:
             self._warm.ensure_started()  # the next episode's office starts while this one runs
+        launched.extra["launch_seconds"] = phases.seconds
+        log.info("launched %s in %s", app, phases.summary())
         return launched
-
-    def _check_or_record_reuse_state(self, launched: LaunchedApp, reused: bool, deadline: float) -> None:
-        """A cold office records its UI layout and settings; a reused one must show the same layout."""
-        from . import office_reuse
-
-        timeout = max(0.5, min(office_reuse.PARK_TIMEOUT_S, deadline - time.monotonic()))
-        if reused:
-            state = launched.extra["reuse"]
-            fingerprint = office_reuse.ui_fingerprint(launched.uno, timeout=timeout)
-            if fingerprint != state.fingerprint:
-                raise office_reuse.NotClean(f"the reused office's layout {fingerprint} != {state.fingerprint}")
-            window = next((w for w in self._windows.list_windows() if w.window_id == launched.window_id), None)
-            if window is not None and not office_reuse.wait_until_accessible(window.title):
-                log.info("the reused %s window %r is not in the accessibility tree yet", launched.app, window.title)
-            state.uses += 1
-            self.reuse_counts["reused"] += 1
-            return
-        self.reuse_counts["cold"] += 1
-        launched.extra["reuse"] = office_reuse.ReuseState(
-            fingerprint=office_reuse.ui_fingerprint(launched.uno, timeout=timeout),
-            settings=office_reuse.settings_snapshot(launched.uno, launched.launch_dir, timeout=timeout),
-        )
-
-    def _take_parked(self, app: str) -> LaunchedApp | None:
-        """The parked office if it serves ``app``; a parked office of another app is killed."""
-        with self._lock:
-            parked, self._parked = self._parked, None
-        if parked is None:
-            return None
-        if parked.app == app and parked.alive:
-            return parked
-        self._forget_and_kill(parked)
-        return None
 
     def _forget_and_kill(self, launched: LaunchedApp) -> None:
         with self._lock:
@@ -261,56 +237,10 @@ class AppLauncher:
             log.warning("could not kill the %s office: %s", launched.app, error)
         shutil.rmtree(launched.launch_dir / "profile", ignore_errors=True)
         if launched.file is not None:
-            remove_stale_lock(Path(launched.file))
-
-    def _try_park(self, launched_apps: list[LaunchedApp]) -> LaunchedApp | None:
-        """Park the episode's one office if ``office_reuse.park`` proves it clean; None otherwise."""
-        from . import office_reuse
-
-        offices = [launched for launched in launched_apps if "reuse" in launched.extra and launched.alive]
-        if len(offices) != 1 or len([a for a in launched_apps if a.proc is offices[0].proc]) != 1:
-            return None
-        office = offices[0]
-        state = office.extra["reuse"]
-        if state.uses >= office_reuse.MAX_REUSES:
-            return None
-        pgid = office.proc.pid
-
-        def office_windows() -> list[WindowInfo]:
-            return [w for w in self._windows.list_windows() if w.pid is None or process_group(w.pid) == pgid]
-
-        try:
-            office_reuse.park(
-                office.uno,
-                office.launch_dir,
-                office_windows,
-                state.fingerprint,
-                state.settings,
-                self._env.get("DISPLAY"),
-            )
-        except Exception as error:  # noqa: BLE001 - not provably clean: the caller kills it (the cold path)
-            log.info("not reusing the %s office: %s", office.app, error)
-            self.reuse_counts["refused"] += 1
-            return None
-        if office.file is not None:
-            remove_stale_lock(Path(office.file))
-        return office
+            office_launch.remove_stale_lock(Path(launched.file))
 
     def _load_into_spare(self, app: str, source: Path | None, spare: Spare, deadline: float) -> LaunchedApp:
-        if source is not None:
-            remove_stale_lock(source)
-        url = source.resolve().as_uri() if source is not None else f"private:factory/{FACTORIES[app]}"
-        filter_options = {
-            "FilterName": "Text - txt - csv (StarCalc)",
-            "FilterOptions": CSV_IMPORT_FILTER.split(":", 1)[1],
-        }
-        options = filter_options if source is not None and source.suffix.lower() == ".csv" else {}
-        from . import uno_bridge
-
-        def load(connection: Any) -> None:
-            connection.desktop.loadComponentFromURL(url, "_blank", 0, uno_bridge.property_values(**options))
-
-        spare.uno.call(load, spare.uno, timeout=max(1.0, deadline - time.monotonic()), what=f"load {url}")
+        office_launch.load_document(spare.uno, app, source, timeout=max(1.0, deadline - time.monotonic()))
         return LaunchedApp(
             app=app,
             proc=spare.proc,
@@ -326,8 +256,7 @@ class AppLauncher:
         try:
             self.kill_all(park=False)
         finally:
-            with self._lock:
-                parked, self._parked = self._parked, None
+            parked = self._keeper.release() if self._keeper is not None else None
             if parked is not None:
                 self._forget_and_kill(parked)
             if self._warm is not None:
@@ -361,24 +290,9 @@ class AppLauncher:
             from . import lo_profile
         except ImportError as exc:
             raise AppLaunchError(f"cannot launch {app}: LibreOffice profile support is missing ({exc})") from exc
+        pipe_name = office_launch.new_pipe_name()
         profile_url = lo_profile.fresh_profile(launch_dir / "profile")
-        pipe_name = f"desktop_gym_{uuid.uuid4().hex}"
-        argv = [
-            "soffice",
-            f"-env:UserInstallation={profile_url}",
-            "--norestore",
-            "--nologo",
-            "--nofirststartwizard",
-            f"--accept=pipe,name={pipe_name};urp;",
-        ]
-        if source is not None:
-            remove_stale_lock(source)
-            argv.append("--nodefault")
-            if source.suffix.lower() == ".csv":  # skip the Text Import dialog: comma, quote, UTF-8, line 1
-                argv.append(f"--infilter={CSV_IMPORT_FILTER}")
-            argv.append(str(source))
-        else:  # --nodefault would suppress the empty document window we ask for here
-            argv.append(APP_SPECS[app].command[0])
+        argv = office_launch.soffice_argv(profile_url, pipe_name, office_launch.open_arguments(app, source))
         proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
         return LaunchedApp(
             app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None, pipe_name=pipe_name
@@ -466,13 +380,9 @@ class AppLauncher:
         """
         with self._lock:
             launched_apps, self._apps = self._apps, []
-        parked = self._try_park(launched_apps) if self._reuse_office and park else None
+        parked = self._keeper.park(launched_apps) if self._keeper is not None and park else None
         if parked is not None:
             launched_apps = [launched for launched in launched_apps if launched is not parked]
-            with self._lock:
-                previous, self._parked = self._parked, parked
-            if previous is not None:
-                self._forget_and_kill(previous)
         failures = []
         for launched in launched_apps:
             # Drop the UNO connection without a remote call: the app may be hung, that is why we kill it.
@@ -483,6 +393,6 @@ class AppLauncher:
                 failures.append(str(exc))
             shutil.rmtree(launched.launch_dir / "profile", ignore_errors=True)
             if launched.file is not None and launched.pipe_name is not None:
-                remove_stale_lock(Path(launched.file))
+                office_launch.remove_stale_lock(Path(launched.file))
         if failures:
             raise TimeoutError("; ".join(failures))

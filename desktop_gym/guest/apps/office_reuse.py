@@ -34,6 +34,7 @@ from Xlib import X
 from Xlib import display as xdisplay
 from Xlib.protocol import request
 
+from ...polling import poll_until
 from ..types import WindowInfo
 
 MAX_REUSES = 50  # an office serves at most this many episodes before a cold start (leaks stay bounded)
@@ -144,16 +145,15 @@ def wait_until_accessible(title: str, timeout: float = A11Y_TIMEOUT_S) -> bool:
         from .. import a11y
     except ImportError:  # a guest without accessibility support has no tree to wait for
         return False
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if a11y.find_nodes(role="frame", name=title, limit=1, timeout=min(1.0, timeout)):
-                return True
-        except Exception:  # noqa: BLE001 - no accessibility bus: nothing to wait for
-            return False
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(POLL_INTERVAL_S)
+
+    def shown() -> bool:
+        return bool(a11y.find_nodes(role="frame", name=title, limit=1, timeout=min(1.0, timeout)))
+
+    try:
+        poll_until(shown, timeout, f"the frame {title!r} in the accessibility tree", interval=POLL_INTERVAL_S)
+    except Exception:  # noqa: BLE001 - not shown in time (WaitTimeoutError), or no accessibility bus
+        return False
+    return True
 
 
 def release_selections(display_name: str | None) -> None:
@@ -203,11 +203,13 @@ def park(
     remaining = connection.documents(timeout=left())
     if remaining:
         raise NotClean(f"{len(remaining)} documents stayed open after closing")
-    gone_by = time.monotonic() + min(WINDOWS_GONE_TIMEOUT_S, left())
-    while office_windows():
-        if time.monotonic() > gone_by:
-            raise NotClean("office windows stayed after every document closed")
-        time.sleep(POLL_INTERVAL_S)
+    poll_until(
+        lambda: not office_windows(),
+        min(WINDOWS_GONE_TIMEOUT_S, left()),
+        "the office windows to close after every document closed",
+        interval=POLL_INTERVAL_S,
+        error=NotClean,
+    )
     clear_recent_files(connection, timeout=left())
     settings = settings_snapshot(connection, launch_dir, timeout=left())
     if settings != launched_settings:

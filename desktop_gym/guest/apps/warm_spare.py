@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..processes import kill_group, spawn
+from . import office_launch
 
 log = logging.getLogger(__name__)
 SPARE_START_TIMEOUT = 60.0
@@ -69,16 +69,10 @@ class WarmOffice:
         from . import lo_profile, uno_bridge
 
         launch_dir: Path = self._new_launch_dir("spare")
-        pipe_name = f"desktop_gym_{uuid.uuid4().hex}"
-        argv = [
-            "soffice",
-            f"-env:UserInstallation={lo_profile.fresh_profile(launch_dir / 'profile')}",
-            "--norestore",
-            "--nologo",
-            "--nofirststartwizard",
-            "--nodefault",  # no window until a document is loaded into it
-            f"--accept=pipe,name={pipe_name};urp;",
-        ]
+        pipe_name = office_launch.new_pipe_name()
+        profile_url = lo_profile.fresh_profile(launch_dir / "profile")
+        # --nodefault: no window until a document is loaded into it
+        argv = office_launch.soffice_argv(profile_url, pipe_name, ["--nodefault"])
         proc = spawn(argv, self._env, cwd=self._cwd, log_path=launch_dir / "app.log")
         try:
             connection = uno_bridge.wait_for_uno(pipe_name, SPARE_START_TIMEOUT, expect_document=False)
