@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from Xlib import display as xdisplay
 
+from desktop_gym import DesktopEnv
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.screen import ScreenCapture
 
@@ -98,3 +99,30 @@ def test_shared_frame_screenshots_follow_drawing(
     window.destroy()
     painter.sync()
     wait_until(matches_fresh_bytes, 5.0, "the shared-frame screenshot to equal a fresh grab after the window went")
+
+
+@pytest.mark.slow
+def test_step_screenshots_show_typed_values_in_calc_and_stay_fresh(desktop, wait_until) -> None:
+    """Real Calc on the session desktop: each step's screenshot shows what was typed, and the next
+    shared-frame screenshot equals a fresh grab (sent as bytes) once Calc stops repainting."""
+    env = DesktopEnv(observation=("screenshot",), action_mode="gui", backend=desktop)
+    try:
+        before, _ = env.reset(seed=0, options={"task_id": "starter.calc_fill_totals"})
+        client = env.client
+        previous = before["screenshot"]
+        for action in ("type(text='98765\\n')", "hotkey(keys=['ctrl', 'Home'])", "type(text='4321\\n')"):
+            observation, *_ = env.step(action)
+            assert not np.array_equal(observation["screenshot"], previous), f"{action} left the screenshot as it was"
+            previous = observation["screenshot"]
+
+            def kept_equals_fresh() -> bool:
+                kept = client.screenshot()
+                client._try_shared_frame = False
+                try:
+                    return np.array_equal(kept, client.screenshot())
+                finally:
+                    client._try_shared_frame = True
+
+            wait_until(kept_equals_fresh, 10.0, f"the kept frame to equal a fresh grab after {action}")
+    finally:
+        env.close()
