@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from desktop_gym.guest.apps import lo_profile
+
 SOFFICE = shutil.which("soffice")
 
 
@@ -20,14 +22,17 @@ def convert(sources: list[Path], target_format: str, workdir: Path, timeout: flo
     Args:
         sources: input files (their basenames must differ).
         target_format: a ``--convert-to`` argument (``"xlsx"``, ``"docx:MS Word 2007 XML"``).
-        workdir: scratch folder; gets a private LibreOffice profile and an ``out/`` folder.
+        workdir: scratch folder; gets a private LibreOffice profile (a copy of the template) and ``out/``.
         timeout: seconds soffice may take.
     """
     if SOFFICE is None:
         pytest.skip("LibreOffice (soffice) is not installed")
     out = workdir / "out"
     out.mkdir(parents=True, exist_ok=True)
-    profile = (workdir / "profile").as_uri()
+    # A copy of the episodes' profile template (lo_profile): soffice starts ~2x faster on it than on
+    # a blank profile it has to create first. A second conversion in the same workdir reuses it.
+    profile_dir = workdir / "profile"
+    profile = profile_dir.as_uri() if profile_dir.exists() else lo_profile.fresh_profile(profile_dir)
     command = [
         SOFFICE,
         f"-env:UserInstallation={profile}",
