@@ -15,16 +15,16 @@ import desktop_gym
 from desktop_gym import DesktopEnv
 from desktop_gym.tasks import get_task, list_tasks, null_policy
 
+from ..support.shared_env import env_on_session_desktop
+
 pytestmark = pytest.mark.slow
 
 STARTER = list_tasks("starter")
 
 
 @pytest.fixture(scope="module")
-def env():
-    environment = DesktopEnv(task_id="starter.terminal_write_file")
-    yield environment
-    environment.close()
+def env(desktop, _session_guest):
+    yield from env_on_session_desktop(desktop, _session_guest, task_id="starter.terminal_write_file")
 
 
 def run_episode(env: DesktopEnv, task_id: str, policy_for, seed: int = 0):
@@ -93,8 +93,9 @@ def test_step_budget_truncates_with_verdict(env):
     assert info["verifier"]["success"] is False
 
 
-def test_focused_app_is_the_app_key_and_the_window_class_is_its_own_part():
-    lean = DesktopEnv(observation=("focused_app", "focused_window_class"), action_mode="gui", settle_timeout=0)
+def test_focused_app_is_the_app_key_and_the_window_class_is_its_own_part(desktop):
+    observation = ("focused_app", "focused_window_class")
+    lean = DesktopEnv(observation=observation, action_mode="gui", settle_timeout=0, backend=desktop)
     try:
         observation, _ = lean.reset(seed=0, options={"task_id": "starter.calc_fill_totals"})
         assert observation == {"focused_app": "calc", "focused_window_class": "libreoffice-calc"}

@@ -10,14 +10,15 @@ from desktop_gym import DesktopEnv
 from desktop_gym.env import SAVE_GRACE_S
 from desktop_gym.tasks import get_task, list_tasks
 
+from ..support.shared_env import env_on_session_desktop
+
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def env():
-    environment = DesktopEnv(observation=("focused_app", "api", "last_action_error"), settle_timeout=0.5)
-    yield environment
-    environment.close()
+def env(desktop, _session_guest):
+    observation = ("focused_app", "api", "last_action_error")
+    yield from env_on_session_desktop(desktop, _session_guest, observation=observation, settle_timeout=0.5)
 
 
 def play(env: DesktopEnv, task_id: str, which: str, seed: int = 0) -> tuple[int, dict, list[str]]:

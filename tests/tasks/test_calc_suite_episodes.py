@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_gym import DesktopEnv
 from desktop_gym.tasks.families.calc import CALC_INFEASIBLE
 from desktop_gym.testing import check_task
+
+from ..support.shared_env import env_on_session_desktop
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 @pytest.fixture(scope="module")
-def env():
-    environment = DesktopEnv(observation=("a11y_tree", "focused_app", "last_action_error"))
-    yield environment
-    environment.close()
+def env(desktop, _session_guest):
+    observation = ("a11y_tree", "focused_app", "last_action_error")
+    yield from env_on_session_desktop(desktop, _session_guest, observation=observation)
 
 
 @pytest.mark.parametrize("task_id", ["calc.fill_formula_column", "calc.rename_sheet", "calc.remove_duplicates"])

@@ -8,6 +8,8 @@ import pytest
 from desktop_gym import DesktopEnv
 from desktop_gym.tasks import list_tasks
 
+from ..support.shared_env import env_on_session_desktop
+
 pytestmark = pytest.mark.slow
 
 MULTI_TASKS = list_tasks("multi")
@@ -15,10 +17,9 @@ LEAN_OBSERVATION = ("instruction", "focused_app", "api", "last_action_result", "
 
 
 @pytest.fixture(scope="module")
-def env():
-    environment = DesktopEnv(task_id=MULTI_TASKS[0], observation=LEAN_OBSERVATION, api_scope="focused")
-    yield environment
-    environment.close()
+def env(desktop, _session_guest):
+    options = {"task_id": MULTI_TASKS[0], "observation": LEAN_OBSERVATION, "api_scope": "focused"}
+    yield from env_on_session_desktop(desktop, _session_guest, **options)
 
 
 def test_target_api_is_refused_until_its_app_is_opened(env: DesktopEnv) -> None:

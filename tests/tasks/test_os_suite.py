@@ -8,6 +8,8 @@ import pytest
 from desktop_gym import DesktopEnv
 from desktop_gym.tasks import list_tasks
 
+from ..support.shared_env import env_on_session_desktop
+
 pytestmark = pytest.mark.slow
 
 OS_TASKS = list_tasks("os")
@@ -16,10 +18,8 @@ LEAN_OBSERVATION = ("instruction", "focused_app", "last_action_result", "last_ac
 
 
 @pytest.fixture(scope="module")
-def env():
-    environment = DesktopEnv(task_id=OS_TASKS[0], observation=LEAN_OBSERVATION)
-    yield environment
-    environment.close()
+def env(desktop, _session_guest):
+    yield from env_on_session_desktop(desktop, _session_guest, task_id=OS_TASKS[0], observation=LEAN_OBSERVATION)
 
 
 def test_clipboard_task_reads_the_real_x_clipboard(env: DesktopEnv) -> None:
