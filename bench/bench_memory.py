@@ -21,24 +21,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memory import pss_by_program  # noqa: E402
+from memory import USS_FIELDS, pss_by_program  # noqa: E402
+from targets import TargetTable  # noqa: E402
 
 from desktop_gym import DesktopEnv  # noqa: E402
-from desktop_gym.backends import session_user  # noqa: E402
+from desktop_gym.backends import local, session_user  # noqa: E402
 from desktop_gym.guest.apps import lo_profile  # noqa: E402
 
 CALC_TASK = "starter.calc_fill_totals"
 MAX_DESKTOPS = 8
 MAX_RESETS = 50
-
-
-def open_desktops(count: int, resets: int) -> list[DesktopEnv]:
-    """``count`` desktops, each reset ``resets`` times on the Calc task (the last one is measured)."""
-    envs = [DesktopEnv(task_id=CALC_TASK, observation=("screenshot",), settle_timeout=0) for _ in range(count)]
-    with ThreadPoolExecutor(count) as pool:
-        for seed in range(resets):
-            list(pool.map(lambda env: env.reset(seed=seed), envs))  # noqa: B023 - used at once
-    return envs
+MAX_REPEAT = 10
 
 
 @dataclass(frozen=True)
@@ -48,14 +41,16 @@ class Variant:
     name: str
     env: dict[str, str] = field(default_factory=dict)
     settings: tuple[tuple[str, str, str, str], ...] = ()
+    glibc_malloc: bool = False  # the session without local.SESSION_MALLOC_ENV (the launch before it)
 
 
 VARIANTS: dict[str, Variant] = {
     variant.name: variant
     for variant in (
-        Variant("malloc-arena-2", env={"MALLOC_ARENA_MAX": "2"}),
+        Variant("before-malloc-settings", glibc_malloc=True),
+        Variant("malloc-arena-1", env={"MALLOC_ARENA_MAX": "1"}),
         Variant("mmap-threshold-128k", env={"MALLOC_MMAP_THRESHOLD_": "131072"}),
-        Variant("malloc-arena-2+mmap-128k", env={"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": "131072"}),
+        Variant("trim-threshold-64k", env={"MALLOC_TRIM_THRESHOLD_": "65536"}),
         Variant(
             "graphic-cache-small",
             settings=(
@@ -87,9 +82,11 @@ def variant_cache(variant: Variant, root: Path) -> Path:
 def start_desktop(variant: Variant | None, root: Path) -> DesktopEnv:
     """One desktop on the Calc task, its session started with ``variant`` (``None``: today's options)."""
     env = DesktopEnv(task_id=CALC_TASK, observation=("screenshot",), settle_timeout=0)
-    saved_environ, saved_cache = dict(os.environ), session_user.SHARED_CACHE
+    saved_environ, saved_cache, saved_malloc = dict(os.environ), session_user.SHARED_CACHE, local.SESSION_MALLOC_ENV
     try:
         if variant is not None:
+            if variant.glibc_malloc:
+                local.SESSION_MALLOC_ENV = {}
             os.environ.update(variant.env)
             if variant.settings:
                 session_user.SHARED_CACHE = variant_cache(variant, root)
@@ -98,44 +95,74 @@ def start_desktop(variant: Variant | None, root: Path) -> DesktopEnv:
         os.environ.clear()
         os.environ.update(saved_environ)
         session_user.SHARED_CACHE = saved_cache
+        local.SESSION_MALLOC_ENV = saved_malloc
     return env
 
 
-def compare(variant: Variant, resets: int, root: Path) -> dict[str, dict[str, float]]:
-    """PSS by program of a default desktop and a ``variant`` desktop, running and measured together."""
-    envs = [start_desktop(None, root), start_desktop(variant, root)]
+def measured(handle: object) -> dict[str, float]:
+    """PSS by program, plus each program's USS under ``"<program> (USS)"`` keys."""
+    uss = {f"{name} (USS)": mib for name, mib in pss_by_program(handle, USS_FIELDS).items()}
+    return {**pss_by_program(handle), **uss}
+
+
+def measure(variants: list[Variant | None], resets: int, root: Path) -> list[dict[str, float]]:
+    """PSS by program of one desktop per entry of ``variants``, all running and measured together.
+
+    Each desktop is reset ``resets`` times on the Calc task (the first reset starts its session);
+    the state after the last reset is measured.
+    """
+    envs: list[DesktopEnv] = []
     try:
+        for variant in variants:
+            envs.append(start_desktop(variant, root))
         with ThreadPoolExecutor(len(envs)) as pool:
             for seed in range(1, resets):
                 list(pool.map(lambda env: env.reset(seed=seed), envs))  # noqa: B023 - used at once
-        return {"today": mean_breakdown(envs[:1]), variant.name: mean_breakdown(envs[1:])}
+        return [measured(env.unwrapped._handle) for env in envs]
     finally:
         for env in envs:
             env.close()
 
 
-def mean_breakdown(envs: list[DesktopEnv]) -> dict[str, float]:
-    """Mean PSS in MiB per program over the desktops ``envs`` (programs of all of them)."""
+def compare(variant: Variant, resets: int, root: Path, repeat: int) -> dict[str, dict[str, float]]:
+    """Mean PSS by program of a default and a ``variant`` desktop, running and measured together ``repeat`` times."""
+    pairs = [measure([None, variant], resets, root) for _ in range(repeat)]
+    return {
+        "today": mean_breakdown([pair[0] for pair in pairs]),
+        variant.name: mean_breakdown([pair[1] for pair in pairs]),
+    }
+
+
+def mean_breakdown(breakdowns: list[dict[str, float]]) -> dict[str, float]:
+    """Mean PSS in MiB per program over several desktops' breakdowns (programs of all of them)."""
     totals: dict[str, float] = defaultdict(float)
-    for env in envs:
-        for program, mib in pss_by_program(env.unwrapped._handle).items():
-            totals[program] += mib / len(envs)
+    for breakdown in breakdowns:
+        for program, mib in breakdown.items():
+            totals[program] += mib / len(breakdowns)
     return dict(totals)
 
 
+USS_SUFFIX = " (USS)"
+
+
+def pss_total(column: dict[str, float]) -> float:
+    """The PSS of a whole desktop: the sum over its programs (the USS rows left out)."""
+    return sum(mib for name, mib in column.items() if not name.endswith(USS_SUFFIX))
+
+
 def render(columns: dict[str, dict[str, float]]) -> str:
-    """One row per program, one column per measured case, a total row at the end."""
-    programs = sorted(
-        {p for column in columns.values() for p in column},
-        key=lambda p: -max(column.get(p, 0.0) for column in columns.values()),
-    )
-    header = f"  {'program':<24}" + "".join(f"{name:>16}" for name in columns)
-    lines = [header, "  " + "-" * (24 + 16 * len(columns))]
-    for program in programs:
-        lines.append(
-            f"  {program:<24}" + "".join(f"{column.get(program, 0.0):>12.1f} MiB" for column in columns.values())
-        )
-    lines.append(f"  {'total':<24}" + "".join(f"{sum(column.values()):>12.1f} MiB" for column in columns.values()))
+    """One PSS row per program, one column per measured case, the total, then each program's USS."""
+    names = {p for column in columns.values() for p in column}
+    by_size = sorted(names, key=lambda p: -max(column.get(p, 0.0) for column in columns.values()))
+
+    def line(label: str, values: list[float]) -> str:
+        return f"  {label:<30}" + "".join(f"{value:>18.1f} MiB" for value in values)
+
+    lines = [f"  {'PSS by program':<30}" + "".join(f" {name:>21}" for name in columns), "  " + "-" * 120]
+    lines += [line(p, [c.get(p, 0.0) for c in columns.values()]) for p in by_size if not p.endswith(USS_SUFFIX)]
+    lines.append(line("total", [pss_total(column) for column in columns.values()]))
+    lines.append("  USS (pages no other process maps, so other desktops on the machine do not change it):")
+    lines += [line(p, [c.get(p, 0.0) for c in columns.values()]) for p in by_size if p.endswith(USS_SUFFIX)]
     return "\n".join(lines)
 
 
@@ -152,7 +179,10 @@ def main() -> None:
         default=[],
         help="measure a launch option beside today's (two desktops at once; repeatable)",
     )
+    parser.add_argument("--repeat", type=int, default=1, help=f"pairs measured per --compare (max {MAX_REPEAT})")
     args = parser.parse_args()
+    if not 1 <= args.repeat <= MAX_REPEAT:
+        parser.error(f"--repeat must be 1..{MAX_REPEAT}, got {args.repeat}")
     if not 1 <= args.resets <= MAX_RESETS:
         parser.error(f"--resets must be 1..{MAX_RESETS}, got {args.resets}")
     if not 1 <= args.desktops <= MAX_DESKTOPS:
@@ -161,24 +191,27 @@ def main() -> None:
     print(f"PSS per desktop by program ({os.cpu_count()} cores, load average {load})")
     if args.compare:
         with tempfile.TemporaryDirectory(prefix="bench-memory-") as root:
+            os.chmod(root, 0o755)  # session users read the variant profile templates in it
             for name in args.compare:
                 print(f"\n{name}: {VARIANTS[name]}")
-                print(render(compare(VARIANTS[name], args.resets, Path(root))), flush=True)
+                print(render(compare(VARIANTS[name], args.resets, Path(root), args.repeat)), flush=True)
         return
+    before = VARIANTS["before-malloc-settings"]
     columns: dict[str, dict[str, float]] = {}
-    envs = open_desktops(1, args.resets)
-    try:
-        columns["alone"] = mean_breakdown(envs)
-    finally:
-        for env in envs:
-            env.close()
-    envs = open_desktops(args.desktops, args.resets)
-    try:
-        columns[f"{args.desktops} at once"] = mean_breakdown(envs)
-    finally:
-        for env in envs:
-            env.close()
-    print(render(columns))
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as root:
+        for count in (1, args.desktops):  # today's launch, then the launch before, one right after the other
+            label = "alone" if count == 1 else f"{count} at once"
+            columns[label] = mean_breakdown(measure([None] * count, args.resets, Path(root)))
+            columns[f"{label}, before"] = mean_breakdown(measure([before] * count, args.resets, Path(root)))
+            print(render(columns), flush=True)
+    targets = TargetTable()
+    for label, target in (("alone", 200), (f"{args.desktops} at once", 150)):
+        now, old = pss_total(columns[label]), pss_total(columns[f"{label}, before"])
+        targets.add(
+            f"PSS of one desktop with Calc, {label}", now, target, "MiB", f"before (glibc malloc) {old:.0f} MiB"
+        )
+    print("\nissue 16 memory targets")
+    print(targets.render())
 
 
 if __name__ == "__main__":

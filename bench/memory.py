@@ -8,15 +8,26 @@ from typing import Any
 from desktop_gym.backends.local import processes_with_marker
 
 
-def process_pss_kib(pid: int) -> int:
-    """Proportional set size of one process in KiB (0 if it is gone)."""
+def process_memory_kib(pid: int, fields: tuple[str, ...] = ("Pss",)) -> int:
+    """The sum of ``fields`` of ``/proc/<pid>/smaps_rollup`` in KiB (0 if the process is gone)."""
+    total = 0
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
+            name, _, rest = line.partition(":")
+            if name in fields:
+                total += int(rest.split()[0])
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         pass
-    return 0
+    return total
+
+
+def process_pss_kib(pid: int) -> int:
+    """Proportional set size of one process in KiB (0 if it is gone)."""
+    return process_memory_kib(pid)
+
+
+USS_FIELDS = ("Private_Clean", "Private_Dirty")
+"""Unique set size: pages no other process maps, so what other processes on the machine run cannot change it."""
 
 
 def session_pss_mib(handle: Any) -> float:
@@ -42,10 +53,10 @@ def program_name(pid: int) -> str:
     return name
 
 
-def pss_by_program(handle: Any) -> dict[str, float]:
-    """PSS in MiB of the session behind ``handle``, summed per program (see :func:`program_name`)."""
+def pss_by_program(handle: Any, fields: tuple[str, ...] = ("Pss",)) -> dict[str, float]:
+    """PSS (or the sum of other ``smaps_rollup`` ``fields``) in MiB of the session behind ``handle``, per program."""
     totals: dict[str, float] = {}
     for pid in processes_with_marker(handle.describe()["session"]):
         name = program_name(pid)
-        totals[name] = totals.get(name, 0.0) + process_pss_kib(pid) / 1024
+        totals[name] = totals.get(name, 0.0) + process_memory_kib(pid, fields) / 1024
     return totals
