@@ -30,16 +30,9 @@ for entry in "${HEAVY_STAGES[@]}"; do not_heavy="$not_heavy and not ${entry##*|}
 if wanted core; then
   started=$(date +%s)
   # Any skip not on tests/skip_allowlist.txt fails the core run (tests/support/skip_policy.py).
-  # Two runs, both must pass (tests/support/desktop_split.py): the tests that need no desktop and
-  # time nothing on two workers (starting a desktop there fails), then the `serial` ones (desktops,
-  # offices, timed tests) in one process with one shared session desktop.
-  DESKTOP_GYM_NO_DESKTOPS=1 DESKTOP_GYM_SKIP_ALLOWLIST=tests/skip_allowlist.txt \
-    "$PY" -m pytest -q -ra -n 2 -m "$not_heavy and not serial"
-  rc_parallel=$?
-  DESKTOP_GYM_SKIP_ALLOWLIST=tests/skip_allowlist.txt "$PY" -m pytest -q -ra -m "$not_heavy and serial"
+  DESKTOP_GYM_SKIP_ALLOWLIST=tests/skip_allowlist.txt "$PY" -m pytest -q -ra -m "$not_heavy"
   rc=$?
-  [ "$rc" -eq 5 ] || [ "$rc_parallel" -eq 5 ] && echo "pytest collected no tests"
-  [ "$rc" -eq 0 ] && rc=$rc_parallel
+  [ "$rc" -eq 5 ] && echo "pytest collected no tests"
   record core 1800 "$started" "$rc"
 fi
 for entry in "${HEAVY_STAGES[@]}"; do

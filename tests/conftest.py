@@ -12,11 +12,6 @@ from desktop_gym.backends.local import LocalBackend
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.polling import poll_until
 
-from .support.desktop_split import (  # noqa: F401 - hooks and an autouse fixture
-    _no_desktops_in_the_parallel_run,
-    pytest_collection_modifyitems,
-    pytest_configure,
-)
 from .support.skip_policy import pytest_runtest_logreport, pytest_sessionfinish  # noqa: F401 - hooks
 from .support.uno_imports import keep_import_error_types
 
@@ -28,8 +23,8 @@ from .support.uno_imports import keep_import_error_types
 keep_import_error_types()
 
 # Hypothesis: no per-example deadline and no "data generation too slow" health check. Both measure
-# wall time, which on 2 shared cores (and beside a second pytest-xdist worker) says nothing about the
-# property; every test keeps its own max_examples, so the same number of cases is checked.
+# wall time, which on 2 shared cores says nothing about the property; every test keeps its own
+# max_examples, so the same number of cases is checked.
 settings.register_profile("desktop_gym", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("desktop_gym")
 
