@@ -161,7 +161,7 @@ def render(columns: dict[str, dict[str, float]]) -> str:
     lines = [f"  {'PSS by program':<30}" + "".join(f" {name:>21}" for name in columns), "  " + "-" * 120]
     lines += [line(p, [c.get(p, 0.0) for c in columns.values()]) for p in by_size if not p.endswith(USS_SUFFIX)]
     lines.append(line("total", [pss_total(column) for column in columns.values()]))
-    lines.append("  USS (pages no other process maps, so other desktops on the machine do not change it):")
+    lines.append("  USS (pages no other process maps now; library pages count while no other process maps them):")
     lines += [line(p, [c.get(p, 0.0) for c in columns.values()]) for p in by_size if p.endswith(USS_SUFFIX)]
     return "\n".join(lines)
 

@@ -27,7 +27,8 @@ def process_pss_kib(pid: int) -> int:
 
 
 USS_FIELDS = ("Private_Clean", "Private_Dirty")
-"""Unique set size: pages no other process maps, so what other processes on the machine run cannot change it."""
+"""Unique set size: pages no other process maps. Library pages count here while no other process maps
+them, so with fewer LibreOffices on the machine soffice's USS grows (73 MiB under load, 150 quiet)."""
 
 
 def session_pss_mib(handle: Any) -> float:
