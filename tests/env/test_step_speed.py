@@ -75,17 +75,22 @@ def test_kept_frame_is_reused_while_nothing_is_drawn_and_regrabbed_after_drawing
         capture.close()
 
 
+def _shared_frame_equals_fresh_grab(client: GuestClient) -> bool:
+    """Whether the screenshot over the shared frame equals one grabbed afresh over the channel."""
+    client._try_shared_frame = True
+    kept = client.screenshot()
+    client._try_shared_frame = False
+    try:
+        return np.array_equal(kept, client.screenshot())
+    finally:
+        client._try_shared_frame = True
+
+
 def test_shared_frame_screenshots_follow_drawing(
     guest: GuestClient, display_name: str, painter: xdisplay.Display, wait_until
 ) -> None:
     def matches_fresh_bytes() -> bool:
-        guest._try_shared_frame = True
-        shared = guest.screenshot()
-        guest._try_shared_frame = False
-        try:
-            return np.array_equal(shared, guest.screenshot())
-        finally:
-            guest._try_shared_frame = True
+        return _shared_frame_equals_fresh_grab(guest)
 
     assert matches_fresh_bytes()
     window = _window(painter, 300, 200)
@@ -116,12 +121,7 @@ def test_step_screenshots_show_typed_values_in_calc_and_stay_fresh(desktop, wait
             previous = observation["screenshot"]
 
             def kept_equals_fresh() -> bool:
-                kept = client.screenshot()
-                client._try_shared_frame = False
-                try:
-                    return np.array_equal(kept, client.screenshot())
-                finally:
-                    client._try_shared_frame = True
+                return _shared_frame_equals_fresh_grab(client)
 
             wait_until(kept_equals_fresh, 10.0, f"the kept frame to equal a fresh grab after {action}")
     finally:
