@@ -4,11 +4,15 @@ Run: ``.venv/bin/python bench/bench_a11y.py [--reads 10]``. Starts its own Xvfb,
 openbox and Calc (the tree is read in this process: libatspi binds one bus per process), then
 reads the observation's tree (visible nodes, at most 300) three ways, interleaved:
 
-- ``full``: every visible grid cell through AT-SPI, role and toolkit read every time (the old path);
+- ``full``: every visible grid cell and every menu item through AT-SPI, role and toolkit read
+  every time (the old path);
 - ``grid``: UNO names the non-empty visible cells (:mod:`desktop_gym.guest.a11y_grid`);
-- ``grid+static``: plus role/interfaces/toolkit kept per object (:mod:`desktop_gym.guest.a11y_static`).
+- ``grid+static``: plus role/interfaces/toolkit kept per object (:mod:`desktop_gym.guest.a11y_static`);
+- ``+menus``: plus closed GTK menus' items not asked about (``a11y._menu_items``): the default.
 
-Every read's text must be the same; the table prints each path's p50 and its ratio to ``full``.
+Each round reads every path once (order rotated per round). Every read's text must be the same;
+the table prints each path's p50, its ratio to ``full`` and the median per-round ratio to the row
+above it (paired, so less moved by other load on the machine).
 """
 
 from __future__ import annotations
@@ -67,24 +71,31 @@ def main() -> None:
         try:
             connection = start_calc(Path(work), procs)
             grid = uno_grid_contents(lambda: [connection])
+            old = {"static_cache": False, "skip_closed_menus": False}
             paths = {
-                "full": lambda: a11y.linearize_tree(True, MAX_NODES, static_cache=False),
-                "grid": lambda: a11y.linearize_tree(True, MAX_NODES, grid_contents=grid, static_cache=False),
-                "grid+static": lambda: a11y.linearize_tree(True, MAX_NODES, grid_contents=grid),
+                "full": lambda: a11y.linearize_tree(True, MAX_NODES, **old),
+                "grid": lambda: a11y.linearize_tree(True, MAX_NODES, grid_contents=grid, **old),
+                "grid+static": lambda: a11y.linearize_tree(
+                    True, MAX_NODES, grid_contents=grid, skip_closed_menus=False
+                ),
+                "+menus": lambda: a11y.linearize_tree(True, MAX_NODES, grid_contents=grid),
             }
             seconds: dict[str, list[float]] = {name: [] for name in paths}
             texts: dict[str, set[str]] = {name: set() for name in paths}
-            for _ in range(args.reads):
-                for name, read in paths.items():
+            names = list(paths)
+            for round_ in range(args.reads):
+                for name in names[round_ % len(names) :] + names[: round_ % len(names)]:  # rotate the order
                     started = time.perf_counter()
-                    texts[name].add(read())
+                    texts[name].add(paths[name]())
                     seconds[name].append(time.perf_counter() - started)
         finally:
             stop_all(procs)
-    full = statistics.median(seconds["full"])
+    full, above = statistics.median(seconds["full"]), seconds["full"]
     for name, values in seconds.items():
         median = statistics.median(values)
-        print(f"  {name:<12} p50 {median * 1000:7.0f} ms   x{full / median:.2f} vs full")
+        paired = statistics.median(a / b for a, b in zip(above, values, strict=True))  # same rounds
+        print(f"  {name:<12} p50 {median * 1000:7.0f} ms   x{full / median:.2f} vs full   x{paired:.2f} vs above")
+        above = values
     same = len(set().union(*texts.values())) == 1
     print(f"  same text on every read: {same}")
     if not same:

@@ -1,7 +1,8 @@
 """The cheap tree paths give the same tree text as reading everything.
 
-Cheap: UNO names the non-empty visible cells of the Calc grid (:mod:`a11y_grid`), and each
-object's role, interfaces and toolkit are kept between reads (:mod:`a11y_static`). One real Calc on
+Cheap: UNO names the non-empty visible cells of the Calc grid (:mod:`a11y_grid`), each
+object's role, interfaces and toolkit are kept between reads (:mod:`a11y_static`), and a closed
+GTK menu's items are not asked about past the first (``a11y._menu_items``). One real Calc on
 a private X server and session bus, read in-process (libatspi binds one bus per process); the tree
 is read both ways after edits typed and set through UNO, a dialog, a second (unsaved) document, a
 window switch and a scroll.
@@ -52,26 +53,35 @@ def office(
     return a11y_calc_office
 
 
-def _wait_tree(condition: Any, what: str, timeout: float = 30) -> str:
+def _wait_tree(condition: Any, what: str, timeout: float = 30, read: Any = a11y.linearize_tree) -> str:
     def tree_if_ready() -> str | None:
-        tree = a11y.linearize_tree()
+        tree = read()
         return tree if condition(tree) else None
 
     return poll_until(tree_if_ready, timeout, what + " in the accessibility tree", retry_on=(a11y.A11yError,))
 
 
 def _assert_same_text(grid: CountingGrid) -> str:
-    """Read the tree in full and the cheap way; a difference fails once a third read confirms the full one."""
+    """Read the tree in full and the cheap way (grid contents, kept properties, closed menus skipped)."""
     answers = len(grid.answers)
-    for _ in range(STABLE_READS):
-        full = a11y.linearize_tree(static_cache=False)
-        cheap = a11y.linearize_tree(grid_contents=grid)
+
+    def cheap() -> str:
+        text = a11y.linearize_tree(grid_contents=grid)
         assert len(grid.answers) > answers, "the cheap path never answered (the tree read every cell)"
+        return text
+
+    return _assert_reads_equal(lambda: a11y.linearize_tree(static_cache=False, skip_closed_menus=False), cheap)
+
+
+def _assert_reads_equal(full_read: Any, cheap_read: Any) -> str:
+    """``cheap_read()`` gives ``full_read()``'s text; a difference fails once another full read confirms it."""
+    for _ in range(STABLE_READS):
+        full, cheap = full_read(), cheap_read()
         if cheap == full:
             return full
-        if a11y.linearize_tree(static_cache=False) == full:  # the desktop was still: a real difference
+        if full_read() == full:  # the desktop was still: a real difference
             diff = "\n".join(difflib.unified_diff(full.splitlines(), cheap.splitlines(), "full", "cheap", lineterm=""))
-            pytest.fail(f"the cheap grid path changed the tree text:\n{diff}")
+            pytest.fail(f"the cheap path changed the tree text:\n{diff}")
     pytest.fail(f"the tree changed between reads {STABLE_READS} times in a row (the desktop never settled)")
 
 
@@ -143,6 +153,41 @@ def test_cheap_grid_path_keeps_the_tree_text(office: tuple[dict[str, str], uno_b
     _wait_tree(lambda tree: 'AA300="far away"' in tree, f"the scrolled-to cell AA300 of {GRID}")
     table = _table_line(_assert_same_text(grid), GRID)
     assert 'AA300="far away"' in table and 'A1="rent"' not in table, table
+
+
+def test_closed_menus_skipped_open_menu_read(
+    office: tuple[dict[str, str], uno_bridge.UnoConnection], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env, _ = office
+    calls: list[int] = []  # items returned per menu: the closed-menu shortcut ran, and stopped early
+    read_items = a11y._menu_items
+
+    def counted_items(menu: Any, atspi: Any) -> list:
+        items = read_items(menu, atspi)
+        calls.append(len(items))
+        return items
+
+    monkeypatch.setattr(a11y, "_menu_items", counted_items)
+    every_item = lambda: a11y.linearize_tree(skip_closed_menus=False)  # noqa: E731
+
+    def item_lines(tree: str) -> int:
+        return sum(line.lstrip().startswith("menu item ") for line in tree.splitlines())
+
+    closed = _assert_reads_equal(every_item, a11y.linearize_tree)
+    assert calls and max(calls) <= 2, calls  # each closed menu: its first visible item tells
+    file_menu = a11y.find_nodes("menu", "File", app="soffice")[0]
+    _keys(env, click=file_menu.center)
+    try:
+        _wait_tree(
+            lambda tree: item_lines(tree) > item_lines(closed) + 5, "the open File menu's items", read=every_item
+        )
+        calls.clear()
+        opened = _assert_reads_equal(every_item, a11y.linearize_tree)
+        assert max(calls) > 5 and item_lines(opened) > item_lines(closed) + 5, calls
+    finally:
+        _keys(env, "Escape")
+    _wait_tree(lambda tree: item_lines(tree) == item_lines(closed), "the File menu closed")
+    _assert_reads_equal(every_item, a11y.linearize_tree)
 
 
 def test_unknown_documents_and_sheets_fall_back_to_reading_every_cell(
