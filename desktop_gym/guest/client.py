@@ -306,6 +306,18 @@ class GuestClient:
         reply = self._call("WaitAppsIdle", pb.WaitAppsIdleRequest(timeout=timeout), timeout=timeout + 5)
         return reply.waited_seconds
 
+    def wait_settled(self, quiet: float = 0.06, timeout: float = 1.0, busy_timeout: float = 10.0) -> bool:
+        """Block until the screen is quiet, every app idle, and (if one was busy) the screen quiet again.
+
+        One round trip: the guest watches X DAMAGE. Returns False when the screen was still
+        changing at ``timeout`` (an animation).
+
+        Raises:
+            GuestTimeoutError: an app stayed busy for ``busy_timeout`` (hung).
+        """
+        request = pb.WaitSettledRequest(quiet=quiet, timeout=timeout, busy_timeout=busy_timeout)
+        return self._call("WaitSettled", request, timeout=2 * timeout + busy_timeout + 5).settled
+
     def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
         """Call an app API method on the live app in the guest; return the result as JSON text.
 

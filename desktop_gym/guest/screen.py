@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import select
 import threading
 import time
 
@@ -17,6 +18,8 @@ import numpy as np
 from PIL import Image
 from Xlib import display as xdisplay
 from Xlib.ext import damage as xdamage
+
+from ..settle import wait_until_stable
 
 FORMATS = ("raw", "png", "jpeg")
 FRESH_FRAME_MAX_AGE = 1.0  # seconds a kept frame may be reused on damage alone, a hedge against a missed event
@@ -43,6 +46,7 @@ class DamageWatch:
         self._damage = self._display.screen().root.damage_create(xdamage.DamageReportNonEmpty)
         self._display.sync()
         self._lock = threading.Lock()
+        self._drawn_unseen = True  # damage a wait_quiet consumed, still owed to drawn_since_last_look
 
     def drawn_since_last_look(self) -> bool:
         """Whether the screen was drawn on since the previous call (True on the first).
@@ -52,13 +56,47 @@ class DamageWatch:
         new event, seen by the next call.
         """
         with self._lock:
-            self._display.damage_subtract(self._damage)
-            self._display.sync()
-            drawn = False
-            for _ in range(self._display.pending_events()):
-                if self._display.next_event().type == self._event_type:
-                    drawn = True
+            drawn, self._drawn_unseen = self._take_damage() or self._drawn_unseen, False
             return drawn
+
+    def mark(self) -> None:
+        """Start a fresh span: later damage is what ``wait_quiet`` sees first (call before input)."""
+        with self._lock:
+            if self._take_damage():
+                self._drawn_unseen = True
+
+    def wait_quiet(self, quiet: float, timeout: float, paint_due: float = 0.0) -> bool:
+        """Return True once nothing was drawn for ``quiet`` seconds (from now on), False at ``timeout``.
+
+        Until the ``time.monotonic()`` instant ``paint_due`` (input was just sent), a quiet span
+        counts only once something was drawn: an app may take 25-140 ms to repaint after input.
+        Sleeps on the X connection between looks, so a draw wakes it at once.
+        """
+        started = last_draw = time.monotonic()
+        deadline, drawn = started + timeout, False
+        while True:
+            with self._lock:
+                if self._take_damage():
+                    self._drawn_unseen = drawn = True
+                    last_draw = time.monotonic()
+            now = time.monotonic()
+            ready_at = last_draw + quiet if drawn else max(last_draw + quiet, paint_due)
+            if now >= ready_at:
+                return True
+            if now >= deadline:
+                return False
+            # Wait for the next event (a draw) or the moment the screen counts as settled.
+            select.select([self._display.fileno()], [], [], max(0.0, min(ready_at, deadline) - now))
+
+    def _take_damage(self) -> bool:
+        """Clear the damage and say whether any was reported (caller holds the lock)."""
+        self._display.damage_subtract(self._damage)
+        self._display.sync()
+        drawn = False
+        for _ in range(self._display.pending_events()):
+            if self._display.next_event().type == self._event_type:
+                drawn = True
+        return drawn
 
     def close(self) -> None:
         """Release the damage object and the X connection."""
@@ -129,6 +167,21 @@ class ScreenCapture:
             self.grab(out=out)
             self._fresh_frames[key] = now
             return True
+
+    def mark_input(self) -> None:
+        """Note that input follows: a settle then waits for what it draws (see ``DamageWatch.mark``)."""
+        if self._damage is not None:
+            self._damage.mark()
+
+    def wait_quiet(self, quiet: float, timeout: float, paint_due: float = 0.0) -> bool:
+        """Return True once the screen stayed unchanged for ``quiet`` seconds, False at ``timeout``.
+
+        On X DAMAGE where the server has it (see ``DamageWatch.wait_quiet`` for ``paint_due``);
+        otherwise by comparing grabs, as the host once did.
+        """
+        if self._damage is not None:
+            return self._damage.wait_quiet(quiet, timeout, paint_due)
+        return wait_until_stable(self.grab, timeout=timeout, quiet=quiet)
 
     def encode(self, fmt: str = "raw", quality: int = 80) -> tuple[bytes, int, int]:
         """Grab the screen and return ``(data, width, height)``.

@@ -127,6 +127,7 @@ class _NoDisplay:
 
 
 INPUT_IDLE_TIMEOUT = 10.0  # seconds an app may take to handle one input action
+FIRST_PAINT_GRACE = 0.15  # seconds after input a settle waits for the first repaint (LibreOffice: 25-140 ms)
 
 
 class GuestServicer(pb_grpc.GuestServicer):
@@ -155,6 +156,7 @@ class GuestServicer(pb_grpc.GuestServicer):
             self.windows = WindowManager(self.display_name)
         else:  # a headless guest (the small QEMU VM): ping, exec, files and app-less API tools only
             self.screen = self.input = self.windows = _NoDisplay()
+        self._paint_due = 0.0  # until then (monotonic) a settle waits for the repaint of the latest input
         self._frames: dict[str, SharedFrame] = {}
         self._frames_lock = threading.Lock()
         self.launcher = AppLauncher(
@@ -209,6 +211,7 @@ class GuestServicer(pb_grpc.GuestServicer):
             raise ValueError("input request carries no action")
         action = getattr(request, kind)
         control = self.input
+        self.screen.mark_input()
         if kind == "move":
             control.move(action.x, action.y)
         elif kind == "click":
@@ -231,6 +234,7 @@ class GuestServicer(pb_grpc.GuestServicer):
         # commands asynchronously, and a second key sent before the first is handled can be lost
         # (measured: ctrl+Home, Right, Down sent back to back left the cursor one cell short).
         self.launcher.wait_idle(timeout=INPUT_IDLE_TIMEOUT)
+        self._paint_due = time.monotonic() + FIRST_PAINT_GRACE
         return pb.InputReply()
 
     @_rpc
@@ -331,6 +335,17 @@ class GuestServicer(pb_grpc.GuestServicer):
         started = time.perf_counter()
         self.launcher.wait_idle(timeout=request.timeout or 10.0)
         return pb.WaitAppsIdleReply(waited_seconds=time.perf_counter() - started)
+
+    @_rpc
+    def WaitSettled(self, request, context):
+        started = time.perf_counter()
+        quiet, timeout = request.quiet or 0.06, request.timeout or 1.0
+        settled = self.screen.wait_quiet(quiet, timeout, self._paint_due)
+        idle_started = time.perf_counter()
+        self.launcher.wait_idle(timeout=request.busy_timeout or 10.0)
+        if time.perf_counter() - idle_started > 0.02:  # an app was busy: what it draws now must land too
+            settled = self.screen.wait_quiet(quiet, timeout)
+        return pb.WaitSettledReply(settled=settled, waited_seconds=time.perf_counter() - started)
 
     @_rpc
     def KillApps(self, request, context):

@@ -126,3 +126,21 @@ def test_step_screenshots_show_typed_values_in_calc_and_stay_fresh(desktop, wait
             wait_until(kept_equals_fresh, 10.0, f"the kept frame to equal a fresh grab after {action}")
     finally:
         env.close()
+
+
+def test_a_settle_that_saw_drawing_leaves_the_kept_frame_to_be_grabbed_anew(
+    display_name: str, painter: xdisplay.Display, wait_until
+) -> None:
+    """The settle and the kept frame share one damage watch: damage the settle consumed still counts."""
+    capture = ScreenCapture(display_name)
+    try:
+        kept = np.zeros((*capture.size[::-1], 3), dtype=np.uint8)
+        wait_until(lambda: capture.refresh(kept, key="kept") is False, 5.0, "a still screen to keep its frame")
+        window = _window(painter, 40, 40)
+        assert capture.wait_quiet(quiet=0.06, timeout=2.0)  # sees (and clears) the window's damage
+        assert capture.refresh(kept, key="kept") is True
+        assert np.array_equal(kept, capture.grab()) and kept[60, 60].tolist() == [255, 255, 255]
+        window.destroy()
+        painter.sync()
+    finally:
+        capture.close()

@@ -104,6 +104,11 @@ class GuestStub:
                 request_serializer=guest__pb2.WaitAppsIdleRequest.SerializeToString,
                 response_deserializer=guest__pb2.WaitAppsIdleReply.FromString,
                 _registered_method=True)
+        self.WaitSettled = channel.unary_unary(
+                '/desktop_gym.guest.v1.Guest/WaitSettled',
+                request_serializer=guest__pb2.WaitSettledRequest.SerializeToString,
+                response_deserializer=guest__pb2.WaitSettledReply.FromString,
+                _registered_method=True)
         self.CallApi = channel.unary_unary(
                 '/desktop_gym.guest.v1.Guest/CallApi',
                 request_serializer=guest__pb2.CallApiRequest.SerializeToString,
@@ -205,6 +210,14 @@ class GuestServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WaitSettled(self, request, context):
+        """Settles the desktop in one call: returns once nothing was drawn (X DAMAGE) for `quiet` seconds,
+        then every app is idle, then (if an app was busy) the screen is quiet again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CallApi(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -291,6 +304,11 @@ def add_GuestServicer_to_server(servicer, server):
                     servicer.WaitAppsIdle,
                     request_deserializer=guest__pb2.WaitAppsIdleRequest.FromString,
                     response_serializer=guest__pb2.WaitAppsIdleReply.SerializeToString,
+            ),
+            'WaitSettled': grpc.unary_unary_rpc_method_handler(
+                    servicer.WaitSettled,
+                    request_deserializer=guest__pb2.WaitSettledRequest.FromString,
+                    response_serializer=guest__pb2.WaitSettledReply.SerializeToString,
             ),
             'CallApi': grpc.unary_unary_rpc_method_handler(
                     servicer.CallApi,
@@ -681,6 +699,33 @@ class Guest:
             '/desktop_gym.guest.v1.Guest/WaitAppsIdle',
             guest__pb2.WaitAppsIdleRequest.SerializeToString,
             guest__pb2.WaitAppsIdleReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WaitSettled(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/desktop_gym.guest.v1.Guest/WaitSettled',
+            guest__pb2.WaitSettledRequest.SerializeToString,
+            guest__pb2.WaitSettledReply.FromString,
             options,
             channel_credentials,
             insecure,
