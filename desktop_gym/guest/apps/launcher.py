@@ -39,6 +39,7 @@ POLL_INTERVAL = 0.02
 #: Snapshots of the app table (spec.APP_SPECS), kept for importers; the launcher reads the table itself.
 LIBREOFFICE_MODULES = {key: spec.command[0] for key, spec in APP_SPECS.items() if spec.launch == "libreoffice"}
 LAYOUT_QUIET = 0.2  # how long the screen must stay unchanged before a launched app counts as ready
+REUSED_LAUNCH_TIMEOUT_S = 10.0  # a launch into a reused office not done by then falls back to a cold start
 LAYOUT_SETTLE_TIMEOUT = 3.0  # seconds a launched app may keep repainting before we hand it over
 APPS = launchable_apps()
 WINDOW_CLASSES = {key: APP_SPECS[key].window_class for key in APPS}
@@ -157,7 +158,10 @@ class AppLauncher:
         parked = self._keeper.take(app) if self._keeper is not None else None
         if parked is not None:
             try:
-                return self._launch(app, spec, source, deadline, existing, parked)
+                # A load into a reused office sometimes never returns (2 of 20 resets under load); give up on
+                # it early, while the cold start still has its own time.
+                reuse_deadline = min(deadline, time.monotonic() + REUSED_LAUNCH_TIMEOUT_S)
+                return self._launch(app, spec, source, reuse_deadline, existing, parked)
             except Exception as error:  # noqa: BLE001 - any doubt about the warm office means a cold start
                 self._keeper.refused(parked, error)
                 existing = {window.window_id for window in self._windows.list_windows()}
@@ -195,6 +199,9 @@ class AppLauncher:
         window = self._wait_for_window(launched, existing, deadline)
         launched.window_id = window.window_id
         phases.done("window")
+        accessible = None
+        if parked is not None and self._keeper is not None:
+            accessible = self._keeper.watch_accessible(window.title)  # waits beside the layout and quiet screen
         if not window.focused:
             # The window manager focuses new windows a moment after mapping them; input sent in
             # that moment would go to the previous window, so make the focus explicit and wait for it.
@@ -219,7 +226,7 @@ class AppLauncher:
             )
             phases.done("screen_quiet")
         if self._keeper is not None and launched.uno is not None:  # once laid out: the layout is part of the state
-            self._keeper.check_or_record(launched, reused=parked is not None, deadline=deadline)
+            self._keeper.check_or_record(launched, reused=parked is not None, deadline=deadline, accessible=accessible)
             phases.done("reuse_check")
         if self._warm is not None and office:
             self._warm.ensure_started()  # the next episode's office starts while this one runs

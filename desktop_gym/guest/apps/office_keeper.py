@@ -21,6 +21,7 @@ from . import office_reuse
 from .office_launch import remove_stale_lock
 
 log = logging.getLogger(__name__)
+ACCESSIBLE_JOIN_SLACK_S = 1.5  # past the accessibility wait's own cap, how long joining its thread may take
 
 
 class OfficeKeeper:
@@ -59,8 +60,30 @@ class OfficeKeeper:
         self.counts["refused"] += 1
         self._kill(office)
 
-    def check_or_record(self, launched: Any, reused: bool, deadline: float) -> None:
+    def watch_accessible(self, title: str) -> Callable[[], bool]:
+        """Start waiting for a reused office's frame ``title`` in the accessibility tree, beside the launch.
+
+        The wait runs while the launch waits for the layout and a quiet screen; the returned call
+        joins it (capped) and says whether the frame was shown.
+        """
+        shown: list[bool] = []
+        watcher = threading.Thread(
+            target=lambda: shown.append(office_reuse.wait_until_accessible(title)), name="a11y-frame", daemon=True
+        )
+        watcher.start()
+
+        def joined() -> bool:
+            watcher.join(office_reuse.A11Y_TIMEOUT_S + ACCESSIBLE_JOIN_SLACK_S)
+            return bool(shown and shown[0])
+
+        return joined
+
+    def check_or_record(
+        self, launched: Any, reused: bool, deadline: float, accessible: Callable[[], bool] | None = None
+    ) -> None:
         """A cold office records its UI layout and settings; a reused one must show the same layout.
+
+        ``accessible`` (from :meth:`watch_accessible`) is joined instead of waiting for the frame here.
 
         Raises:
             office_reuse.NotClean: the reused office's layout differs from its launch's.
@@ -77,9 +100,12 @@ class OfficeKeeper:
         fingerprint = office_reuse.ui_fingerprint(launched.uno, timeout=timeout)
         if fingerprint != state.fingerprint:
             raise office_reuse.NotClean(f"the reused office's layout {fingerprint} != {state.fingerprint}")
-        window = next((w for w in self._list_windows() if w.window_id == launched.window_id), None)
-        if window is not None and not office_reuse.wait_until_accessible(window.title):
-            log.info("the reused %s window %r is not in the accessibility tree yet", launched.app, window.title)
+        if accessible is None:
+            window = next((w for w in self._list_windows() if w.window_id == launched.window_id), None)
+            title = window.title if window is not None else None
+            accessible = (lambda: office_reuse.wait_until_accessible(title)) if title is not None else (lambda: True)
+        if not accessible():
+            log.info("the reused %s window is not in the accessibility tree yet", launched.app)
         state.uses += 1
         self.counts["reused"] += 1
 

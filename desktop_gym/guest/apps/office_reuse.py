@@ -24,6 +24,7 @@ search term) is not checked; set ``reuse_office=False`` where that matters.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ from Xlib.protocol import request
 
 from ...polling import poll_until
 from ..types import WindowInfo
+from .launch_phases import PhaseClock
+
+log = logging.getLogger(__name__)
 
 MAX_REUSES = 50  # an office serves at most this many episodes before a cold start (leaks stay bounded)
 PARK_TIMEOUT_S = 5.0  # the whole clean-up; past it the office is killed
@@ -188,6 +192,7 @@ def park(
         display_name: The X display (for the selections).
     """
     deadline = time.monotonic() + PARK_TIMEOUT_S
+    phases = PhaseClock()
 
     def left() -> float:
         return max(0.1, deadline - time.monotonic())
@@ -196,13 +201,16 @@ def park(
     frames = connection.call(lambda: len(_frames(connection)), timeout=left(), what="count frames")
     if len(windows) != frames:
         raise NotClean(f"{len(windows)} office windows for {frames} document frames (a dialog is open)")
+    phases.done("frames")
     fingerprint = ui_fingerprint(connection, timeout=left())
     if fingerprint != launched_fingerprint:
         raise NotClean(f"the UI layout changed: {fingerprint} != {launched_fingerprint}")
+    phases.done("fingerprint")
     connection.call(_close_documents, connection, timeout=left(), what="close documents")
     remaining = connection.documents(timeout=left())
     if remaining:
         raise NotClean(f"{len(remaining)} documents stayed open after closing")
+    phases.done("close")
     poll_until(
         lambda: not office_windows(),
         min(WINDOWS_GONE_TIMEOUT_S, left()),
@@ -210,9 +218,14 @@ def park(
         interval=POLL_INTERVAL_S,
         error=NotClean,
     )
+    phases.done("windows_gone")
     clear_recent_files(connection, timeout=left())
+    phases.done("recent")
     settings = settings_snapshot(connection, launch_dir, timeout=left())
     if settings != launched_settings:
         changed = sorted(settings ^ launched_settings)
         raise NotClean(f"{len(changed)} settings changed, e.g. {changed[0][:200]}")
+    phases.done("settings")
     release_selections(display_name)
+    phases.done("selections")
+    log.info("parked the office in %s", phases.summary())
