@@ -42,12 +42,14 @@ class Variant:
     env: dict[str, str] = field(default_factory=dict)
     settings: tuple[tuple[str, str, str, str], ...] = ()
     glibc_malloc: bool = False  # the session without local.SESSION_MALLOC_ENV (the launch before it)
+    xvfb_glibc_malloc: bool = False  # Xvfb without local.XVFB_MALLOC_ENV
 
 
 VARIANTS: dict[str, Variant] = {
     variant.name: variant
     for variant in (
-        Variant("before-malloc-settings", glibc_malloc=True),
+        Variant("before-malloc-settings", glibc_malloc=True, xvfb_glibc_malloc=True),
+        Variant("xvfb-moving-mmap-threshold", xvfb_glibc_malloc=True),
         Variant("malloc-arena-1", env={"MALLOC_ARENA_MAX": "1"}),
         Variant("mmap-threshold-128k", env={"MALLOC_MMAP_THRESHOLD_": "131072"}),
         Variant("trim-threshold-64k", env={"MALLOC_TRIM_THRESHOLD_": "65536"}),
@@ -58,6 +60,18 @@ VARIANTS: dict[str, Variant] = {
             ),
         ),
         Variant("no-gio-dconf", env={"GSETTINGS_BACKEND": "memory", "GIO_USE_VFS": "local"}),
+        Variant(
+            "office-one-worker-thread",  # LibreOffice's thread pool and Calc's threaded formula groups
+            env={"MAX_CONCURRENCY": "1"},
+            settings=(
+                (
+                    "/org.openoffice.Office.Calc/Formula/Calculation",
+                    "UseThreadedCalculationForFormulaGroups",
+                    "xs:boolean",
+                    "false",
+                ),
+            ),
+        ),
     )
 }
 
@@ -82,11 +96,14 @@ def variant_cache(variant: Variant, root: Path) -> Path:
 def start_desktop(variant: Variant | None, root: Path) -> DesktopEnv:
     """One desktop on the Calc task, its session started with ``variant`` (``None``: today's options)."""
     env = DesktopEnv(task_id=CALC_TASK, observation=("screenshot",), settle_timeout=0)
-    saved_environ, saved_cache, saved_malloc = dict(os.environ), session_user.SHARED_CACHE, local.SESSION_MALLOC_ENV
+    saved_environ, saved_cache = dict(os.environ), session_user.SHARED_CACHE
+    saved_malloc, saved_xvfb_malloc = local.SESSION_MALLOC_ENV, local.XVFB_MALLOC_ENV
     try:
         if variant is not None:
             if variant.glibc_malloc:
                 local.SESSION_MALLOC_ENV = {}
+            if variant.xvfb_glibc_malloc:
+                local.XVFB_MALLOC_ENV = {}
             os.environ.update(variant.env)
             if variant.settings:
                 session_user.SHARED_CACHE = variant_cache(variant, root)
@@ -95,7 +112,7 @@ def start_desktop(variant: Variant | None, root: Path) -> DesktopEnv:
         os.environ.clear()
         os.environ.update(saved_environ)
         session_user.SHARED_CACHE = saved_cache
-        local.SESSION_MALLOC_ENV = saved_malloc
+        local.SESSION_MALLOC_ENV, local.XVFB_MALLOC_ENV = saved_malloc, saved_xvfb_malloc
     return env
 
 

@@ -36,6 +36,11 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 #: 8 per core, cut the many-threaded guest agent by ~4 MiB (USS, ``bench/bench_memory.py --compare
 #: before-malloc-settings``); soffice and Xvfb did not measurably change.
 SESSION_MALLOC_ENV = {"MALLOC_ARENA_MAX": "2"}
+#: Xvfb's own malloc setting (a caller's own value wins): a fixed mmap threshold keeps each pixmap of
+#: 256 KiB or more in its own mapping, returned when the client frees it. glibc's moving threshold
+#: put them in the heap after the first free, where a closed office's pixmaps stayed resident
+#: (``bench/bench_memory.py --compare xvfb-moving-mmap-threshold``).
+XVFB_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "262144"}
 logger = logging.getLogger(__name__)
 # Variables of the caller's own desktop that must not leak into ours.
 HOST_SESSION_VARIABLES = (
@@ -307,7 +312,7 @@ class LocalBackend(Backend):
                     "-extension",
                     "GLX",
                 ],
-                env,
+                {**XVFB_MALLOC_ENV, **env},
                 logs,
                 pass_fds=(write_fd,),
             )
