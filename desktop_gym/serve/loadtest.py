@@ -108,6 +108,9 @@ class StandInGuestClient:
     def wait_apps_idle(self, timeout: float = 10.0) -> float:
         return 0.0
 
+    def wait_settled(self, quiet: float = 0.06, timeout: float = 1.0, busy_timeout: float = 10.0) -> bool:
+        return True  # nothing is ever drawn
+
     def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
         self.calls += 1
         return "null"
