@@ -243,7 +243,7 @@ def _menu_items(menu: Any, atspi: Any) -> list[tuple[Any, frozenset[str]]]:
 def _children(node: Any, role: str, visible_only: bool, atspi: Any) -> list[tuple[Any, frozenset[str] | None]]:
     """The children to walk, in order, with their states where already read."""
     if visible_only and role == "menu" and _skip_closed_menus and _properties.is_gtk(node):
-        return list(_menu_items(node, atspi))
+        return _menu_items(node, atspi)
     children = (node.get_child_at_index(i) for i in range(node.get_child_count()))
     return [(child, None) for child in children if child]
 

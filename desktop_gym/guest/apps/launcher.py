@@ -158,7 +158,7 @@ class AppLauncher:
         parked = self._keeper.take(app) if self._keeper is not None else None
         if parked is not None:
             try:
-                # A load into a reused office sometimes never returns (2 of 20 resets under load); give up on
+                # A load into a reused office sometimes never returns (3 of ~60 resets under load); give up on
                 # it early, while the cold start still has its own time.
                 reuse_deadline = min(deadline, time.monotonic() + REUSED_LAUNCH_TIMEOUT_S)
                 return self._launch(app, spec, source, reuse_deadline, existing, parked)
