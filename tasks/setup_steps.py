@@ -26,16 +26,23 @@ DEFAULT_APP_TIMEOUT = 30.0
 
 
 def asset_path(assets_dir: Path, name: str) -> Path:
-    """The file ``name`` inside ``assets_dir``; refuses names that leave the folder.
+    """The file ``name`` inside ``assets_dir``; refuses anything that resolves out of the folder.
+
+    The folder is taken inside the real suite folder (its parent, resolved): an ``assets`` that
+    is itself a link (``ln -s /etc assets``) or an asset that links out would let a task file copy
+    any host file the trainer can read into the agent's home.
 
     Raises:
         FileNotFoundError: the asset does not exist.
-        ValueError: the name escapes the assets folder.
+        ValueError: the asset resolves out of the assets folder of the real suite folder.
     """
-    root = assets_dir.resolve()
+    root = assets_dir.parent.resolve() / assets_dir.name
     path = (root / name).resolve()
-    if root not in path.parents:
-        raise ValueError(f"asset {name!r} is outside the assets folder {root}")
+    if not path.is_relative_to(root) or path == root:
+        raise ValueError(
+            f"asset {name!r} resolves to {path}, outside the suite folder's assets folder {root} "
+            "(links out of the suite folder are not followed)"
+        )
     if not path.is_file():
         raise FileNotFoundError(f"asset {name!r} not found in {root}")
     return path

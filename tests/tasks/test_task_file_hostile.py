@@ -166,3 +166,45 @@ def test_filled_setup_paths_are_checked_when_run(step: dict) -> None:
 def test_a_filled_verifier_path_outside_the_home_fails_without_reading() -> None:
     verdict = evaluate_verifier({"name": "file_exists", "file": "~/{p}"}, context(p="../../etc/hostname"))
     assert not verdict.success and "leaves the session home" in verdict.reason
+
+
+def _suite_with_linked_assets(tmp_path: Path) -> tuple[Path, Path]:
+    """A suite whose ``assets`` folder is a link to a folder of host files (``ln -s /etc assets``)."""
+    host = tmp_path / "host-files"
+    host.mkdir()
+    (host / "shadow").write_text("root:$6$secret:19000:0:99999:7:::\n")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "assets").symlink_to(host)
+    step = {"type": "put_file", "path": "~/shadow.txt", "asset": "shadow"}
+    write(suite, task(id="hostile.linked_assets", setup=[step]))
+    return suite, host
+
+
+def test_a_suite_whose_assets_folder_is_a_link_is_refused(tmp_path: Path) -> None:
+    suite, host = _suite_with_linked_assets(tmp_path)
+    with pytest.raises(TaskFileError, match=r"setup\[0\]\.asset: .*outside the suite folder"):
+        load_suite_dir(suite, register=False)
+
+
+def test_a_linked_assets_folder_is_not_read_when_the_setup_runs(tmp_path: Path) -> None:
+    # The runner checks again: the folder may become a link after the suite was loaded.
+    suite, host = _suite_with_linked_assets(tmp_path)
+    (suite / "assets").unlink()
+    (suite / "assets").mkdir()
+    (suite / "assets" / "shadow").write_text("a harmless asset")
+    [loaded] = load_suite_dir(suite, register=False)
+    (suite / "assets" / "shadow").unlink()
+    (suite / "assets").rmdir()
+    (suite / "assets").symlink_to(host)
+    with pytest.raises(TaskSetupError, match="outside the suite folder"):
+        run_setup(loaded.definition["setup"], context(), loaded.assets_dir)
+
+
+def test_an_asset_that_is_a_link_out_of_the_folder_is_refused(tmp_path: Path) -> None:
+    suite, host = _suite_with_linked_assets(tmp_path)
+    (suite / "assets").unlink()
+    (suite / "assets").mkdir()
+    (suite / "assets" / "shadow").symlink_to(host / "shadow")
+    with pytest.raises(TaskFileError, match=r"setup\[0\]\.asset: .*outside"):
+        load_suite_dir(suite, register=False)
