@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 
@@ -22,14 +23,93 @@ def resolve_path(path: str, home: str | Path) -> Path:
 
 
 def put_file(path: str, data: bytes, home: str | Path, mode: int = 0o644) -> str:
-    """Write ``data`` to ``path`` (parent folders created) and return the absolute path."""
+    """Write ``data`` to ``path`` (parent folders created) and return the absolute path.
+
+    Inside the home nothing is followed: every folder is opened without following links and the
+    file is written beside its target and renamed over it, so a link that a command planted in
+    ``~`` (``ln -s /etc ~/Documents``) cannot carry the write out of the home.
+
+    Raises:
+        PermissionError: a folder on the way is a symbolic link, or ``..`` leaves the home.
+        ValueError: see :func:`resolve_path`.
+    """
     target = resolve_path(path, home)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.part")
-    tmp.write_bytes(data)
-    os.chmod(tmp, mode)
-    os.replace(tmp, target)
+    parts = _home_parts(path, target, home)
+    if parts is None:  # an absolute path outside the home: the caller's own choice
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.part")
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        _write_and_close(fd, data, mode)
+        os.replace(tmp, target)
+        return str(target)
+    if not parts:
+        raise IsADirectoryError(f"{path!r} is the session home itself, not a file")
+    folder = _open_folders(path, Path(home), parts[:-1])
+    try:
+        name, tmp = parts[-1], f".{parts[-1]}.part"
+        try:
+            os.unlink(tmp, dir_fd=folder)  # a leftover (or a planted link): unlinking never follows
+        except FileNotFoundError:
+            pass
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        _write_and_close(os.open(tmp, flags, 0o600, dir_fd=folder), data, mode)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)  # replaces a link, never follows it
+    finally:
+        os.close(folder)
     return str(target)
+
+
+def _home_parts(path: str, target: Path, home: str | Path) -> list[str] | None:
+    """The components of ``target`` below the home, or None when ``path`` is not in the home.
+
+    Raises:
+        PermissionError: ``..`` takes a ``~/`` path out of the home.
+    """
+    home_text = os.path.normpath(home)
+    lexical = os.path.normpath(target)
+    if lexical == home_text or lexical.startswith(home_text.rstrip("/") + "/"):
+        return [p for p in lexical[len(home_text) :].split("/") if p]
+    if path == "~" or path.startswith("~/"):
+        raise PermissionError(f"{path!r} leaves the session home")
+    return None
+
+
+def _open_folders(path: str, home: Path, folders: list[str]) -> int:
+    """Open (creating as needed) ``home/folders...`` one level at a time, following no link."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    walked = "~"
+    try:
+        for folder in folders:
+            walked += f"/{folder}"
+            try:
+                os.mkdir(folder, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass
+            try:
+                child = os.open(folder, flags, dir_fd=fd)
+            except (NotADirectoryError, OSError) as error:
+                if stat.S_ISLNK(os.stat(folder, dir_fd=fd, follow_symlinks=False).st_mode):
+                    raise PermissionError(f"{walked} is a symbolic link; {path!r} is not written through it") from None
+                if isinstance(error, NotADirectoryError):
+                    raise NotADirectoryError(f"{walked} is a file, not a folder; {path!r} cannot be written") from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _write_and_close(fd: int, data: bytes, mode: int) -> None:
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as handle:
+            handle.write(data)
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
 
 
 def get_file(path: str, home: str | Path) -> bytes:
