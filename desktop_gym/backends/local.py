@@ -358,7 +358,8 @@ class LocalBackend(Backend):
         assert self.workdir is not None and self.session_id is not None
         read_fd, self._reaper_fd = os.pipe()
         env = {k: v for k, v in os.environ.items() if k != SESSION_ENV_MARKER}
-        argv = [self.python, session_reaper.__file__, "--fd", str(read_fd), "--session", self.session_id]
+        env[session_reaper.REAPER_SESSION_VARIABLE] = self.session_id  # not in argv: others may read that
+        argv = [self.python, session_reaper.__file__, "--fd", str(read_fd)]
         argv += ["--workdir", str(self.workdir), "--display", self.display or ""]
         if self._requested_workdir is None:
             argv.append("--remove-workdir")

@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,8 @@ __all__ = ["descendant_pids", "kill_until_gone", "process_stats"]  # re-exported
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
 OWNER_FILE = "owner.json"
+MAX_OWNER_FILE_BYTES = 4096
+REAPER_SESSION_VARIABLE = "DESKTOP_GYM_REAPER_SESSION"  # the id reaches the reaper here, not in argv
 WORKDIR_PREFIX = "desktop-gym-"
 SHM_FRAME_GLOB = "desktop-gym-frame-*"
 STALE_FRAME_AGE_S = 60.0
@@ -89,9 +92,56 @@ def start_time(pid: int) -> int | None:
 
 
 def write_owner_file(workdir: Path, session_id: str, display: str | None) -> None:
-    """Record who owns the session, so a later start can tell whether it was abandoned."""
+    """Record who owns the session, so a later start can tell whether it was abandoned.
+
+    The file is private (0600): the session id in it is what the sweep kills by.
+    """
     owner = {"pid": os.getpid(), "start_time": start_time(os.getpid()), "session": session_id, "display": display}
-    (workdir / OWNER_FILE).write_text(json.dumps(owner))
+    fd = os.open(workdir / OWNER_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(json.dumps(owner))
+
+
+def read_trusted_owner(workdir: Path) -> dict | None:
+    """The owner record of ``workdir`` if only this process's user could have written it, else None.
+
+    Trusted: ``workdir`` is a real folder (not a link) owned by this user and writable by nobody
+    else, and its owner file a regular file (not a link) owned by this user and writable by nobody
+    else, holding ``pid``, ``start_time``, ``session`` and ``display`` of the right types. Anyone
+    may create ``/tmp/desktop-gym-*``; a record another user wrote could name any session's id.
+    """
+    uid = os.geteuid()
+    try:
+        folder = os.lstat(workdir)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(folder.st_mode) or folder.st_uid != uid or folder.st_mode & 0o022:
+        return None
+    try:
+        fd = os.open(workdir / OWNER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None  # not a session, one still starting, or a link
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid or info.st_mode & 0o022:
+            return None
+        raw = os.read(fd, MAX_OWNER_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        owner = json.loads(raw) if len(raw) <= MAX_OWNER_FILE_BYTES else None
+    except ValueError:
+        return None
+    valid = (
+        isinstance(owner, dict)
+        and isinstance(owner.get("pid"), int)
+        and isinstance(owner.get("start_time"), int | None)
+        and isinstance(owner.get("session"), str)
+        and bool(owner["session"])
+        and isinstance(owner.get("display"), str | None)
+    )
+    return owner if valid else None
 
 
 def remove_x_display_files(display: str | None) -> None:
@@ -183,17 +233,19 @@ def reap(session_id: str, workdir: Path, display: str | None, remove_workdir: bo
 
 
 def clean_stale_sessions(root: Path, prefix: str = WORKDIR_PREFIX) -> list[str]:
-    """Reap every ``<prefix>*`` session folder under ``root`` whose owner is dead; returns their ids."""
+    """Reap every ``<prefix>*`` session folder under ``root`` whose owner is dead; returns their ids.
+
+    Only folders whose owner record this user wrote count (see :func:`read_trusted_owner`).
+    """
     reaped = []
     for workdir in root.glob(f"{prefix}*"):
-        try:
-            owner = json.loads((workdir / OWNER_FILE).read_text())
-        except (OSError, ValueError):
-            continue  # not a session, or one still starting
-        if start_time(int(owner["pid"])) == owner.get("start_time"):
+        owner = read_trusted_owner(workdir)
+        if owner is None:
+            continue  # not a session, one still starting, or a record someone else could have forged
+        if start_time(owner["pid"]) == owner.get("start_time"):
             continue  # its owner is alive
-        reap(str(owner["session"]), workdir, owner.get("display"), remove_workdir=True)
-        reaped.append(str(owner["session"]))
+        reap(owner["session"], workdir, owner.get("display"), remove_workdir=True)
+        reaped.append(owner["session"])
     remove_stale_frames()
     return reaped
 
@@ -211,19 +263,22 @@ def notify_closed(write_fd: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fd", type=int, required=True, help="read end of the owner's pipe")
-    parser.add_argument("--session", required=True)
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--display")
     parser.add_argument("--remove-workdir", action="store_true")
     parser.add_argument("--uid", type=int, help="the session user: killed too (this process holds its claim)")
     args = parser.parse_args(argv)
+    # The id is the one secret here: a command line is world-readable, a root process's environment is not.
+    session = os.environ.get(REAPER_SESSION_VARIABLE)
+    if not session:
+        parser.error(f"{REAPER_SESSION_VARIABLE} names no session")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ctrl+c meant for the owner must not stop the reaper
     try:
         message = os.read(args.fd, 1)
     except OSError:
         message = b""
     if message != _CLOSE_NORMALLY:  # end of file: the owner died
-        reap(args.session, args.workdir, args.display, args.remove_workdir, args.uid)
+        reap(session, args.workdir, args.display, args.remove_workdir, args.uid)
     return 0
 
 

@@ -108,6 +108,74 @@ def test_the_next_start_sweeps_a_session_whose_owner_and_reaper_died(tmp_path: P
         leftover.wait()
 
 
+NOBODY_UID = 65534  # a stand-in for another session's user
+
+
+def _forged_session(tmp_path: Path, name: str, victim: str, *, folder_uid: int, file_uid: int, mode: int) -> Path:
+    """A session folder as another user could make one in /tmp: an owner file naming ``victim``'s session."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    workdir = tmp_path / name
+    workdir.mkdir()
+    owner = workdir / reaper.OWNER_FILE
+    owner.write_text(json.dumps({"pid": gone.pid, "start_time": 1, "session": victim, "display": None}))
+    os.chown(owner, file_uid, file_uid)
+    os.chown(workdir, folder_uid, folder_uid)
+    os.chmod(workdir, mode)
+    return workdir
+
+
+@pytest.mark.parametrize(
+    ("folder_uid", "file_uid", "mode"),
+    [(NOBODY_UID, NOBODY_UID, 0o755), (0, NOBODY_UID, 0o700), (0, 0, 0o777), (NOBODY_UID, 0, 0o700)],
+    ids=["their folder and file", "their file", "a folder anyone may write", "their folder"],
+)
+def test_the_sweep_trusts_no_owner_file_another_user_could_have_written(
+    tmp_path: Path, folder_uid: int, file_uid: int, mode: int
+) -> None:
+    if os.geteuid() != 0:
+        pytest.fail("the sweep's trust check is tested as root (it runs as root beside session users)")
+    victim = "victim" + os.urandom(4).hex()
+    alive = subprocess.Popen(
+        ["sleep", "600"], env={**os.environ, reaper.SESSION_ENV_MARKER: victim}, start_new_session=True
+    )
+    os.chmod(tmp_path, 0o755)
+    workdir = _forged_session(tmp_path, "session-forged", victim, folder_uid=folder_uid, file_uid=file_uid, mode=mode)
+    try:
+        assert reaper.clean_stale_sessions(tmp_path, "session-") == []
+        assert alive.poll() is None, "a forged owner file killed another session's process"
+        assert workdir.exists()
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_an_owner_file_that_is_a_link_is_not_trusted(tmp_path: Path) -> None:
+    victim = "victim" + os.urandom(4).hex()
+    alive = subprocess.Popen(
+        ["sleep", "600"], env={**os.environ, reaper.SESSION_ENV_MARKER: victim}, start_new_session=True
+    )
+    real = _forged_session(tmp_path, "elsewhere", victim, folder_uid=os.geteuid(), file_uid=os.geteuid(), mode=0o700)
+    workdir = tmp_path / "session-linked"
+    workdir.mkdir(mode=0o700)
+    (workdir / reaper.OWNER_FILE).symlink_to(real / reaper.OWNER_FILE)
+    try:
+        assert reaper.clean_stale_sessions(tmp_path, "session-") == []
+        assert alive.poll() is None
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_no_session_id_is_readable_by_other_users(backend: LocalBackend) -> None:
+    backend.start()
+    reaper_pid = backend._reaper.pid
+    cmdline = Path(f"/proc/{reaper_pid}/cmdline").read_bytes().decode()
+    assert backend.session_id not in cmdline, "the reaper's command line is world-readable"
+    owner = backend.workdir / reaper.OWNER_FILE
+    assert owner.stat().st_mode & 0o077 == 0, "the owner file names the session id"
+
+
 def test_only_holders_of_the_session_cookie_reach_the_display(backend: LocalBackend) -> None:
     from Xlib import error as xerror
 
