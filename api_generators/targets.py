@@ -11,9 +11,9 @@ import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_gym.guest.apps.editor_common import EditorDocument
+from desktop_gym.apps.editor.common import EditorDocument
 
-APPS_DIR = Path(__file__).resolve().parent.parent / "desktop_gym" / "guest" / "apps"
+APPS_DIR = Path(__file__).resolve().parent.parent / "desktop_gym" / "apps"  # one folder per app
 
 
 class UnknownTargetError(LookupError):
@@ -32,7 +32,8 @@ class AppTarget:
         base_class: The base class (``"EditorToolsBase"``).
         library: The library's API as prompt text.
         scratch_file: The file the sandbox opens in the app (home-relative).
-        module_name: The generated module's name under ``desktop_gym/guest/apps/``.
+        module_name: The generated module's file name in the output folder (installed as the app's
+            ``desktop_gym/apps/<app>/tools.py``).
     """
 
     app: str
@@ -46,7 +47,18 @@ class AppTarget:
 
     @property
     def module_path(self) -> Path:
-        return APPS_DIR / f"{self.module_name}.py"
+        """Where ``--install`` puts the tool module: the app folder's ``tools.py``."""
+        return APPS_DIR / self.app / "tools.py"
+
+    @property
+    def spec_path(self) -> Path:
+        """The app folder's ``__init__`` (its ``SPEC``), where ``--install`` names the tool class."""
+        return APPS_DIR / self.app / "__init__.py"
+
+    @property
+    def tools_entry_point(self) -> str:
+        """The ``AppSpec.tools`` value of the installed class."""
+        return f"desktop_gym.apps.{self.app}.tools:{self.tool_class}"
 
 
 def library_text(cls: type, attribute: str) -> str:
@@ -66,7 +78,7 @@ TARGETS: dict[str, AppTarget] = {
         app="editor",
         title="the text editor (mousepad)",
         tool_class="EditorTools",
-        base_module="desktop_gym.guest.apps.editor_common",
+        base_module="desktop_gym.apps.editor.common",
         base_class="EditorToolsBase",
         library=library_text(EditorDocument, "document"),
         scratch_file="apigen/scratch.txt",

@@ -78,15 +78,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     """Check that the system pieces a local desktop needs are installed."""
     import shutil
 
+    from .apps import APP_SPECS
+
     problems = 0
-    for program, package in (
-        ("Xvfb", "xvfb"),
-        ("openbox", "openbox"),
-        ("dbus-daemon", "dbus"),
-        ("soffice", "libreoffice-calc"),
-        ("xterm", "xterm"),
-        ("mousepad", "mousepad"),
-    ):
+    checks = {"Xvfb": "xvfb", "openbox": "openbox", "dbus-daemon": "dbus"}  # the desktop itself
+    for spec in APP_SPECS.values():  # then each app's programs, from its spec
+        for program in spec.doctor:
+            checks.setdefault(program, " ".join(spec.packages) or spec.key)
+    for program, package in checks.items():
         found = shutil.which(program)
         print(f"{program:<12} {found or 'MISSING (apt-get install ' + package + ')'}")
         problems += found is None

@@ -16,9 +16,9 @@ import numpy as np
 
 from .actions import Action, ActionLimits, ActionOutcome, ActionParseError, ActionSet, StepAllowance, execute
 from .api_exposure import ApiExposure
+from .apps.spec import document_apps
 from .backends import Backend, DesktopHandle, make_backend
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
-from .guest.apps.spec import document_apps
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .guest.types import AppFocus
 from .observation_cost import PartTimer, Prefetcher

@@ -5,18 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The desktop and its apps: each app's Debian packages are in its spec (desktop_gym/apps/<app>/),
+# listed by a standard-library module that runs before the venv exists.
+read -r -a DESKTOP_PACKAGES <<<"$(python3 -m desktop_gym.apps.packages)"
+[ ${#DESKTOP_PACKAGES[@]} -gt 0 ] || { echo "python3 -m desktop_gym.apps.packages listed no packages" >&2; exit 1; }
 APT_PACKAGES=(
-  # the desktop: X server, window manager, session bus, accessibility bus
-  xvfb openbox dbus dbus-x11 at-spi2-core x11-utils
-  # the apps: LibreOffice with the gtk3 toolkit (needed for the accessibility tree), terminal, editor
-  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-uno
-  # LibreOffice Math: Writer keeps and inserts equations only with it (OSWorld's compare_insert_equation)
-  libreoffice-math
-  xterm mousepad fonts-dejavu-core
-  # the X clipboard for OSTools.get_clipboard / set_clipboard
-  xclip
-  # accessibility from Python, and what PyGObject needs to build from PyPI
-  python3-pyatspi gir1.2-atspi-2.0 libgirepository1.0-dev libcairo2-dev pkg-config
+  "${DESKTOP_PACKAGES[@]}"
+  # what PyGObject needs to build from PyPI
+  libgirepository1.0-dev libcairo2-dev pkg-config
   # building the venv
   python3-venv python3-dev gcc procps
   # the container backend: podman (Docker API via `podman system service`) and the offline image build

@@ -21,8 +21,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..apps.spec import launchable_apps
 from ..errors import TaskFileError  # noqa: F401 - re-exported from its old home
-from ..guest.apps.spec import launchable_apps
 from ..verifiers import UnknownVerifierError, get_verifier_spec, list_verifiers
 from .json_params import TemplateError, check_sampler, iter_strings, template_fields
 from .json_task import DEFAULT_ASSETS_DIR, JsonTask

@@ -2,10 +2,10 @@
 
 Accepted functions that duplicate a registered method (same name and parameters in another class)
 or an earlier accepted one are dropped. The rest become ``<out>/<module>.py`` and
-``<out>/<module>_cases.py`` (the generated tests). With ``install``, the module is copied into
-``desktop_gym/guest/apps/``, the cases next to the tests that run them, and the app's ``AppSpec``
-names the tool class (``tools="module:Class"``), so ``env.step("EditorTools.fn(...)")`` works and
-the prompt text and schemas include the new methods.
+``<out>/<module>_cases.py`` (the generated tests). With ``install``, the module becomes the app
+folder's ``desktop_gym/apps/<app>/tools.py``, the cases go next to the tests that run them, and the
+app's ``SPEC`` names the tool class (``tools="desktop_gym.apps.<app>.tools:Class"``), so
+``env.step("EditorTools.fn(...)")`` works and the prompt text and schemas include the new methods.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from pathlib import Path
 
 from ..models import FunctionResult
 from ..module_source import cases_module, tool_module
-from ..targets import APPS_DIR, AppTarget
+from ..targets import AppTarget
 from .analyse import existing_method
 
-SPEC_PATH = APPS_DIR / "spec.py"  # the app table; an app's AppSpec names its tool class
 CASES_DIR = Path(__file__).resolve().parents[2] / "tests" / "api_generators" / "generated"
 
 
@@ -73,15 +72,16 @@ def format_source(path: Path) -> bool:
     return True
 
 
-def add_registry_entry(target: AppTarget, spec_path: Path = SPEC_PATH) -> bool:
+def add_registry_entry(target: AppTarget, spec_path: Path | None = None) -> bool:
     """Name ``target``'s tool class in its app's ``AppSpec`` (``tools="module:Class"``); False if already there.
 
     Raises:
         RegistrationError: the app table has no ``AppSpec(key="<app>", ...)`` entry to add it to,
             or that entry already names another tool class.
     """
+    spec_path = target.spec_path if spec_path is None else spec_path
     text = spec_path.read_text(encoding="utf-8")
-    field = f'tools="{target.module_name}:{target.tool_class}"'
+    field = f'tools="{target.tools_entry_point}"'
     if field in text:
         return False
     key = re.search(rf'^( +)key="{re.escape(target.app)}",\n', text, re.MULTILINE)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from desktop_gym.actions import types as act
 from desktop_gym.actions.spec import NORMALIZED_MAX
 from desktop_gym.actions.types import ACTION_TYPES, Action, ActionOutcome
-from desktop_gym.guest.apps.spec import app_aliases
+from desktop_gym.apps.spec import app_aliases
 from desktop_gym.guest.types import GuestError
 
 if TYPE_CHECKING:

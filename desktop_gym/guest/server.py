@@ -14,11 +14,12 @@ from pathlib import Path
 
 import grpc
 
+from desktop_gym.apps.spec import launchable_apps
+
 from .. import errors
 from . import confine, files, processes
 from .apps import registry
 from .apps.launcher import AppLauncher, AppLaunchError
-from .apps.spec import launchable_apps
 from .apps.tool_schema import ApiCallError
 from .input import InputController
 from .protos import guest_pb2 as pb

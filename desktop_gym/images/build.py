@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..apps.packages import image_packages
 from . import debian
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -34,16 +35,10 @@ IMAGE_REPOSITORY = "desktop-gym"
 BASE_REPOSITORY = "desktop-gym-base"
 SUITE = "bookworm"
 BASE_RECIPE_VERSION = "1"  # bump when the base build steps change
-# The runtime part of scripts/install.sh's list (the PyGObject/pycairo wheels are built on the host,
-# so no compiler or -dev packages are needed in the image).
-IMAGE_APT_PACKAGES: tuple[str, ...] = (
-    "xvfb", "openbox", "dbus", "dbus-x11", "at-spi2-core", "x11-utils",
-    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-math", "libreoffice-gtk3",
-    "python3-uno",
-    "xterm", "mousepad", "fonts-dejavu-core", "xclip",
-    "python3-pyatspi", "gir1.2-atspi-2.0", "libgirepository-1.0-1", "libcairo2",
-    "python3", "python3-venv", "procps", "ca-certificates",
-)  # fmt: skip
+# The desktop, every registered app's packages (their specs) and the guest's Python; the PyGObject/pycairo
+# wheels are built on the host, so no compiler or -dev packages are needed in the image.
+IMAGE_APT_PACKAGES: tuple[str, ...] = image_packages()
+APT_LIST_FILE = "apt-packages.txt"  # the list, written into the Dockerfile build's context
 _SOURCE_FILES = ("setup.cfg", "pyproject.toml", "README.md")
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".pytest_cache")
 
@@ -250,6 +245,7 @@ def build_image(
             else:
                 log(f"building {target} from images/Dockerfile")
                 shutil.copy2(IMAGES_DIR / "Dockerfile", workdir / "Dockerfile")
+                (workdir / APT_LIST_FILE).write_text("\n".join(IMAGE_APT_PACKAGES) + "\n")
                 args = ["build", "-f", "Dockerfile"]
             _engine_run(engine, [*args, "-t", target, str(workdir)], f"{engine} build of {target}", cwd=workdir)
         log(f"built {target} in {time.monotonic() - started:.0f} s")

@@ -13,12 +13,7 @@ from desktop_gym.api_generators.models import FunctionResult, FunctionSpec, Roun
 from desktop_gym.api_generators.pipeline import PipelineRun
 from desktop_gym.api_generators.report import write_report
 from desktop_gym.api_generators.stages.analyse import TaskReferenceError, analyse, example_tasks, existing_method
-from desktop_gym.api_generators.stages.register import (
-    SPEC_PATH,
-    RegistrationError,
-    add_registry_entry,
-    deduplicate,
-)
+from desktop_gym.api_generators.stages.register import RegistrationError, add_registry_entry, deduplicate
 from desktop_gym.api_generators.targets import AppTarget, UnknownTargetError, get_target
 
 RECORDING = Path(__file__).resolve().parents[2] / "api_generators" / "recordings" / "editor_claude.json"
@@ -85,10 +80,11 @@ def test_deduplicate_drops_registry_duplicates_and_repeats():
 
 
 def test_the_tool_class_is_named_once_in_its_apps_spec(tmp_path):
-    table = tmp_path / "spec.py"
-    text = SPEC_PATH.read_text()
-    assert text.count('        tools="editor:EditorTools",\n') == 1
-    table.write_text(text.replace('        tools="editor:EditorTools",\n', ""))
+    table = tmp_path / "__init__.py"
+    text = TARGET.spec_path.read_text()
+    field = '    tools="desktop_gym.apps.editor.tools:EditorTools",\n'
+    assert text.count(field) == 1
+    table.write_text(text.replace(field, ""))
     assert add_registry_entry(TARGET, table)
     assert not add_registry_entry(TARGET, table)
     assert table.read_text() == text, "the entry goes back where it was, inside the editor's AppSpec"

@@ -6,8 +6,8 @@ import inspect
 
 import pytest
 
+from desktop_gym.apps.impress.tools import ImpressTools
 from desktop_gym.guest.apps import registry
-from desktop_gym.guest.apps.impress import ImpressTools
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError, UnknownApiMethodError, find_method, tool_methods
 
 REQUIRED_IMPRESS_METHODS = {

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from desktop_gym.actions import ActionSet, ApiCall
+from desktop_gym.apps.calc.tools import CalcTools
 from desktop_gym.guest.apps import registry
-from desktop_gym.guest.apps.calc import CalcTools
 from desktop_gym.guest.apps.tool_schema import (
     ApiArgumentError,
     ApiCallError,

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from desktop_gym.actions import ActionSet, ApiCall
+from desktop_gym.apps.writer.tools import WriterTools
 from desktop_gym.guest.apps import registry
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError, UnknownApiMethodError, find_method, tool_methods
-from desktop_gym.guest.apps.writer import WriterTools
 
 REQUIRED_WRITER_METHODS = {
     "get_text", "list_paragraphs", "append_paragraph", "insert_paragraph", "insert_text", "set_paragraph_text",

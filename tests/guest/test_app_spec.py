@@ -10,12 +10,7 @@ import pytest
 
 from desktop_gym.actions import APP_ALIASES, ActionSet, ApiCall, resolve_app_name
 from desktop_gym.api_exposure import ApiExposure
-from desktop_gym.backends.xauth import x_authority
-from desktop_gym.env import OFFICE_APPS
-from desktop_gym.errors import TaskFileError
-from desktop_gym.guest.apps import registry
-from desktop_gym.guest.apps.launcher import APPS, AppLauncher
-from desktop_gym.guest.apps.spec import (
+from desktop_gym.apps.spec import (
     APP_SPECS,
     AppSpec,
     app_aliases,
@@ -24,6 +19,11 @@ from desktop_gym.guest.apps.spec import (
     register_app,
     unregister_app,
 )
+from desktop_gym.backends.xauth import x_authority
+from desktop_gym.env import OFFICE_APPS
+from desktop_gym.errors import TaskFileError
+from desktop_gym.guest.apps import registry
+from desktop_gym.guest.apps.launcher import APPS, AppLauncher
 from desktop_gym.guest.processes import session_env
 from desktop_gym.guest.windows import WindowManager
 from desktop_gym.tasks.loader import SCHEMA_PATH, task_schema, validate_definition
@@ -48,7 +48,7 @@ def test_every_layer_agrees_with_the_table() -> None:
         registry.TOOL_CLASSES[app].__name__ == APP_SPECS[app].tools.split(":")[1] for app in registry.TOOL_CLASSES
     )
     assert registry.ALWAYS_OFFERED == ("os",)
-    assert OFFICE_APPS == document_apps() == ("calc", "writer", "impress")
+    assert OFFICE_APPS == document_apps() == ("calc", "impress", "writer")
     assert APP_ALIASES == app_aliases()
     assert resolve_app_name("LibreOffice  Calc") == "calc" and resolve_app_name("Mousepad") == "editor"
 

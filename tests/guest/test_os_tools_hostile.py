@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_gym.guest.apps.os_tools import OSTools
+from desktop_gym.apps.os.tools import OSTools
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
 from desktop_gym.guest.processes import pid_namespace_prefix
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from desktop_gym.actions import ActionSet, ApiCall
+from desktop_gym.apps.impress.tools import ImpressTools
 from desktop_gym.guest.a11y_text import A11yNodeNotFoundError, parse_tree
 from desktop_gym.guest.a11y_text import require_node as find_node
-from desktop_gym.guest.apps.impress import ImpressTools
 from desktop_gym.guest.apps.registry import api_classes
 from desktop_gym.guest.apps.tool_schema import find_method
 from desktop_gym.tasks import get_task, list_tasks

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop_gym.apps.spec import APP_SPECS, AppSpec, launchable_apps
+
 from ...polling import poll_until
 from ...settle import wait_until_stable
 from ..files import resolve_path
@@ -31,7 +33,6 @@ from ..types import AppInfo, WindowInfo
 from ..windows import WindowManager
 from . import office_launch
 from .launch_phases import PhaseClock
-from .spec import APP_SPECS, AppSpec, launchable_apps
 from .warm_spare import Spare, WarmOffice
 
 log = logging.getLogger(__name__)

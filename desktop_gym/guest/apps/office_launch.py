@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .spec import APP_SPECS
+from desktop_gym.apps.spec import APP_SPECS
 
 FACTORIES = {"calc": "scalc", "writer": "swriter", "impress": "simpress"}
 CSV_IMPORT_FILTER = "Text - txt - csv (StarCalc):44,34,76,1"  # comma, quote, UTF-8, from line 1

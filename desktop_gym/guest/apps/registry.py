@@ -1,7 +1,7 @@
 """Which tool class serves which app, and running one API call against the live app.
 
-Adding an app API is one module with its tool class, named by its ``AppSpec.tools`` in
-:mod:`.spec` (which also says how to launch the app); :data:`TOOL_CLASSES` reads that table.
+An app's API is the tool class its spec names (``AppSpec.tools``, in the app's folder under
+``desktop_gym/apps/``); :data:`TOOL_CLASSES` reads the app table.
 :func:`call_api` is what the guest's ``CallApi`` RPC runs: resolve the app and method, check the
 arguments against the signature *before* anything reaches the app, then run the method on a
 fresh tool instance bound to the app's current document, inside ``UnoConnection.call`` (a worker
@@ -18,7 +18,8 @@ from collections.abc import Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .spec import APP_SPECS
+from desktop_gym.apps.spec import APP_SPECS
+
 from .tool_schema import (
     ApiArgumentError,
     ApiCallError,
@@ -53,10 +54,9 @@ class _ToolClasses(Mapping[str, type]):
 
 @functools.cache
 def _import_tools(entry_point: str) -> type:
-    """``"calc:CalcTools"`` (a module of this package) or ``"pkg.module:Class"`` -> the class."""
+    """``"package.module:Class"`` (``"desktop_gym.apps.calc.tools:CalcTools"``) -> the class."""
     module_name, _, class_name = entry_point.partition(":")
-    module = importlib.import_module(f".{module_name}" if "." not in module_name else module_name, __package__)
-    return getattr(module, class_name)
+    return getattr(importlib.import_module(module_name), class_name)
 
 
 TOOL_CLASSES: Mapping[str, type] = _ToolClasses()

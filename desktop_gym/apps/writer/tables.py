@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .calc_common import plain_number
-from .tool_schema import ApiArgumentError
-from .writer_common import WriterBase
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..values import plain_number
+from .common import WriterBase
 
 _CELL = re.compile(r"^[A-Za-z]{1,2}[1-9][0-9]*$")
 MAX_TABLE_SIDE = 200

@@ -7,7 +7,7 @@ Each method passed its generated tests in a sandbox desktop; the run's report sa
 
 from __future__ import annotations
 
-from desktop_gym.guest.apps.editor_common import EditorToolsBase
+from desktop_gym.apps.editor.common import EditorToolsBase
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError  # noqa: F401
 
 

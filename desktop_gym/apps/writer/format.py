@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .calc_common import parse_color
-from .tool_schema import ApiArgumentError
-from .writer_common import WriterBase, target_text
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..values import parse_color
+from .common import WriterBase, target_text
 
 _BOLD, _NORMAL = 150.0, 100.0  # com.sun.star.awt.FontWeight.BOLD / NORMAL
 _UNDERLINE_SINGLE, _UNDERLINE_NONE = 1, 0  # com.sun.star.awt.FontUnderline

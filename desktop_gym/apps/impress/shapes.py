@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .calc_common import parse_color
-from .impress_common import ImpressBase, check_length, place, shape_kind, shape_text, to_cm
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..values import parse_color
+from .common import ImpressBase, check_length, place, shape_kind, shape_text, to_cm
 
 _SHAPE_SERVICES = {"rectangle": "com.sun.star.drawing.RectangleShape", "ellipse": "com.sun.star.drawing.EllipseShape"}
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".tif", ".tiff", ".webp")

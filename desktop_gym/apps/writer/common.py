@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..tools_base import AppTools
 
 HMM_PER_CM = 1000  # UNO lengths are in 1/100 mm
 _STYLE_ALIASES = {
@@ -40,7 +42,7 @@ def out_of_range(arg: str, index: int, count: int, what: str = "paragraph") -> A
     )
 
 
-class WriterBase:
+class WriterBase(AppTools):
     """The live text document a tool call acts on.
 
     Args:
@@ -48,11 +50,10 @@ class WriterBase:
         home: The session home, for paths starting with ``~/`` (default: ``$HOME``).
     """
 
+    document_check = ("getTextTables", "a text document (open one in Writer)")
+
     def __init__(self, document: Any, home: str | Path | None = None) -> None:
-        self.home = Path(home) if home is not None else Path.home()
-        if document is None or not hasattr(document, "getTextTables"):
-            raise ApiArgumentError("the current LibreOffice document is not a text document (open one in Writer)")
-        self.document = document
+        super().__init__(document, home)
         self.text = document.getText()
 
     def _start(self) -> Any:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .calc_common import parse_color
-from .impress_common import ImpressBase, check_length, place
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..values import parse_color
+from .common import ImpressBase, check_length, place
 
 PlaceholderName = Literal["title", "subtitle", "body"]
 Alignment = Literal["left", "center", "right", "justify"]

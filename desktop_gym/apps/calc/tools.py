@@ -9,11 +9,12 @@ document model, so the Calc window repaints it as if the user had made it.
 
 from __future__ import annotations
 
-from .calc_cells import CalcCellTools
-from .calc_common import range_name
-from .calc_format import CalcFormatTools
-from .calc_sheets import CalcSheetTools
-from .tool_schema import ApiArgumentError, not_a_tool
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, not_a_tool
+
+from .cells import CalcCellTools
+from .common import range_name
+from .format import CalcFormatTools
+from .sheets import CalcSheetTools
 
 SUMMARY_ROWS = 20
 SUMMARY_COLUMNS = 12

@@ -9,11 +9,12 @@ goes through the document model, so the Writer window repaints it as if the user
 
 from __future__ import annotations
 
-from .tool_schema import ApiArgumentError, not_a_tool
-from .writer_format import WriterFormatTools
-from .writer_page import WriterPageTools
-from .writer_tables import WriterTableTools
-from .writer_text import WriterTextTools
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, not_a_tool
+
+from .format import WriterFormatTools
+from .page import WriterPageTools
+from .tables import WriterTableTools
+from .text import WriterTextTools
 
 SUMMARY_PARAGRAPHS = 40
 SUMMARY_LINE_CHARS = 100

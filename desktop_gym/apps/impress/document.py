@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from .impress_common import ImpressBase
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from .common import ImpressBase
 
 TransitionName = Literal["none", "fade", "push", "wipe", "cover", "dissolve", "split", "random_bars", "circle", "zoom"]
 _TRANSITIONS: dict[str, tuple[str, str]] = {
@@ -109,7 +110,7 @@ class ImpressDocumentTools(ImpressBase):
         Returns:
             The path saved to.
         """
-        from .uno_bridge import filter_for, property_values
+        from desktop_gym.guest.apps.uno_bridge import filter_for, property_values
 
         if path is None:
             if not self.document.hasLocation():

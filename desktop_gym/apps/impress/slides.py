@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .calc_common import parse_color
-from .impress_common import ImpressBase, LayoutName, layout_name, place, shape_kind, shape_text
-from .tool_schema import ApiArgumentError, ApiCallError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
+
+from ..values import parse_color
+from .common import ImpressBase, LayoutName, layout_name, place, shape_kind, shape_text
 
 
 class ImpressSlideTools(ImpressBase):

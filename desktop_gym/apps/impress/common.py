@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..tools_base import AppTools
 
 LayoutName = Literal["title_slide", "title_content", "title_two_content", "title_only", "centered_text", "blank"]
 LAYOUTS: dict[str, int] = {
@@ -125,7 +127,7 @@ def layout_name(page: Any) -> str:
     return LAYOUT_NAMES.get(number, f"layout {number}")
 
 
-class ImpressBase:
+class ImpressBase(AppTools):
     """The live presentation a tool call acts on.
 
     Args:
@@ -133,12 +135,8 @@ class ImpressBase:
         home: The session home, for paths starting with ``~/`` (default: ``$HOME``).
     """
 
-    def __init__(self, document: Any, home: str | Path | None = None) -> None:
-        self.home = Path(home) if home is not None else Path.home()
-        # hasattr is answered from pyuno's cached type information; getPresentation is Impress-only.
-        if document is None or not hasattr(document, "getPresentation"):
-            raise ApiArgumentError("the current LibreOffice document is not a presentation (open one in Impress)")
-        self.document = document
+    # getPresentation is Impress-only.
+    document_check = ("getPresentation", "a presentation (open one in Impress)")
 
     @property
     def _pages(self) -> Any:

@@ -14,8 +14,10 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..a11y import _ensure_bus  # the one check that an accessibility bus answers before libatspi binds
-from .tool_schema import ApiArgumentError, ApiCallError, not_a_tool
+from desktop_gym.guest.a11y import _ensure_bus  # the one check that an accessibility bus answers before libatspi binds
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError, not_a_tool
+
+from ..tools_base import AppTools
 
 EDITOR_APP_NAME = "mousepad"
 TITLE_SUFFIX = " - Mousepad"
@@ -158,15 +160,11 @@ class EditorDocument:
         return path
 
 
-class EditorToolsBase:
+class EditorToolsBase(AppTools):
     """What every ``EditorTools`` method builds on: ``self.document`` is the editor's live document."""
 
     uses_uno: ClassVar[bool] = False
     """The registry runs these tools without UNO; they reach mousepad over the accessibility bus."""
-
-    def __init__(self, document: EditorDocument | None = None, home: str | Path | None = None) -> None:
-        self._document = document
-        self.home = Path(home) if home is not None else Path.home()
 
     @classmethod
     def sandbox_instance(cls, home: str | Path) -> EditorToolsBase:
@@ -176,12 +174,10 @@ class EditorToolsBase:
         tools.document.save()
         return tools
 
-    @property
-    def document(self) -> EditorDocument:
-        """The editor's document (found on first use)."""
-        if self._document is None:
-            self._document = EditorDocument.find()
-        return self._document
+    @not_a_tool
+    def find_document(self) -> EditorDocument:
+        """The running editor's document (found on first use of ``self.document``)."""
+        return EditorDocument.find()
 
     @not_a_tool
     def summary(self, max_chars: int = 5000) -> str:

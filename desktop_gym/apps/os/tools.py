@@ -11,9 +11,10 @@ from __future__ import annotations
 import subprocess
 from typing import ClassVar
 
-from ..processes import run_capped, session_env
-from .os_files import OSFileTools, truncate
-from .tool_schema import ApiArgumentError, ApiCallError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
+from desktop_gym.guest.processes import run_capped, session_env
+
+from .files import OSFileTools, truncate
 
 MAX_SHELL_TIMEOUT_S = 120.0
 MAX_OUTPUT_CHARS = 1_000_000

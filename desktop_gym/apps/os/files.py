@@ -21,7 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .tool_schema import ApiArgumentError, ApiCallError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
+
+from ..tools_base import AppTools
 
 ALLOW_OUTSIDE_HOME_ENV = "DESKTOP_GYM_OS_TOOLS_ALLOW_OUTSIDE_HOME"
 MAX_LISTED = 500
@@ -40,13 +42,14 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
     return text[:limit] + f"\n... [{len(text) - limit} more characters cut]", True
 
 
-class OSFileTools:
+class OSFileTools(AppTools):
     """Files and folders under the home folder (~)."""
 
     def __init__(
         self, document: Any = None, home: str | Path | None = None, allow_outside_home: bool | None = None
     ) -> None:
-        self.home = Path(home if home is not None else Path.home()).resolve()
+        super().__init__(document, home)
+        self.home = self.home.resolve()
         self.allow_outside_home = _allowed_by_environment() if allow_outside_home is None else allow_outside_home
 
     # ------------------------------------------------------------------ paths

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from .tool_schema import ApiArgumentError
-from .writer_common import HMM_PER_CM, WriterBase
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from .common import HMM_PER_CM, WriterBase
 
 _PAPER_SIZES_HMM = {
     "a3": (29700, 42000),
@@ -193,7 +194,7 @@ class WriterPageTools(WriterBase):
             The path saved to. After saving as docx/odt/... the document is that file; a PDF is
             only an exported copy.
         """
-        from .uno_bridge import property_values
+        from desktop_gym.guest.apps.uno_bridge import property_values
 
         if path is None and file_format is None:
             if not self.document.hasLocation():

@@ -1,10 +1,13 @@
 """The app contract: one :class:`AppSpec` per app, in one table every layer reads.
 
-The launcher (how to start it, which window is its), the action executor (the names agents call
-it by), the env (whether verification waits for a save), the API registry (which APIs are always
-offered) and the task schema's ``app`` enum all read :data:`APP_SPECS`; a test checks they agree.
-Adding an app is one entry here, plus its tool module when it has an API (the entry's ``tools``
-names it; see README, "Adding an app"). Imported by the guest: standard library only.
+Each app is a folder ``desktop_gym/apps/<key>/`` whose ``__init__`` defines its ``SPEC``, listed in
+the entry-point group ``desktop_gym.apps`` (:mod:`.plugins` loads the group into :data:`APP_SPECS`
+on first use; a package of your own adds an app the same way, the guest reads the same group).
+The launcher (how to start it, which window is its, when it is ready), the action executor (the
+names agents call it by), the env (whether verification waits for a save), the API registry (its
+tool class, which APIs are always offered), the task schema's ``app`` enum, ``desktop-gym doctor``,
+the install script's and the images' package lists all read the table; a test checks they agree.
+Imported by the guest: standard library only.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from typing import Any
 
 #: How an app is started: a LibreOffice module (UNO pipe, fresh profile), or a plain command.
 LAUNCH_KINDS = ("libreoffice", "command", "none")
+#: When a launched app counts as ready: its document answers UNO, its own marker file appears
+#: (the terminal's shell reads input), or its window is mapped and drawn.
+READINESS_KINDS = ("uno", "marker", "window", "none")
 
 
 @dataclass(frozen=True)
@@ -32,8 +38,15 @@ class AppSpec:
         opens_files: ``launch_app`` may pass it a file.
         always_offered: Its API is offered whatever app is focused (``OSTools``).
         ready_marker: The app signals readiness by creating a marker file (the terminal's shell).
-        tools: Its API's tool class: ``"module:Class"`` (a module of this package, ``"calc:CalcTools"``,
-            or a dotted path), imported on first use; or the class itself; None when it has no API.
+        tools: Its API's tool class: ``"package.module:Class"`` (``"desktop_gym.apps.calc.tools:CalcTools"``),
+            imported on first use; or the class itself; None when it has no API.
+        packages: The Debian packages the desktop needs for it (the install script and the images
+            install them).
+        doctor: Programs that must be on ``PATH`` for it (``desktop-gym doctor`` checks them).
+        domain: The task domain its tasks belong to (OSWorld's names where they exist).
+        file_types: File suffixes it opens (``(".xlsx", ".ods")``).
+        save_keys: The hotkey that saves its document, for GUI oracles and prompts; () when none.
+        readiness: When a launch counts as ready: one of :data:`READINESS_KINDS` (default: by ``launch``).
     """
 
     key: str
@@ -46,6 +59,12 @@ class AppSpec:
     always_offered: bool = False
     ready_marker: bool = False
     tools: str | type | None = None
+    packages: tuple[str, ...] = ()
+    doctor: tuple[str, ...] = ()
+    domain: str = ""
+    file_types: tuple[str, ...] = ()
+    save_keys: tuple[str, ...] = ()
+    readiness: str = ""
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier() or self.key != self.key.lower():
@@ -55,7 +74,16 @@ class AppSpec:
         if self.launch != "none" and not (self.command and self.window_class):
             raise ValueError(f"AppSpec {self.key!r}: a launched app needs a command and a window_class")
         if isinstance(self.tools, str) and not _is_entry_point(self.tools):
-            raise ValueError(f"AppSpec.tools of {self.key!r} must be 'module:Class', got {self.tools!r}")
+            raise ValueError(f"AppSpec.tools of {self.key!r} must be 'package.module:Class', got {self.tools!r}")
+        if not self.readiness:
+            default = {"libreoffice": "uno", "command": "marker" if self.ready_marker else "window", "none": "none"}
+            object.__setattr__(self, "readiness", default[self.launch])
+        if self.readiness not in READINESS_KINDS:
+            raise ValueError(
+                f"AppSpec.readiness of {self.key!r} must be one of {READINESS_KINDS}, got {self.readiness!r}"
+            )
+        if not self.domain:
+            object.__setattr__(self, "domain", self.key)
 
     @property
     def launchable(self) -> bool:
@@ -63,7 +91,53 @@ class AppSpec:
         return self.launch != "none"
 
 
-APP_SPECS: dict[str, AppSpec] = {}
+class _AppTable(dict):  # type: ignore[type-arg]
+    """App key -> spec, filled from the ``desktop_gym.apps`` entry points on first read."""
+
+    loaded = False
+
+    def _load(self) -> None:
+        if not _AppTable.loaded:
+            _AppTable.loaded = True
+            from .plugins import load_apps
+
+            load_apps(register_app)
+
+    def __getitem__(self, key: str) -> AppSpec:
+        self._load()
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._load()
+        return super().__contains__(key)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self._load()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._load()
+        return super().__len__()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._load()
+        return super().get(key, default)
+
+    def items(self):  # type: ignore[no-untyped-def]
+        self._load()
+        return super().items()
+
+    def keys(self):  # type: ignore[no-untyped-def]
+        self._load()
+        return super().keys()
+
+    def values(self):  # type: ignore[no-untyped-def]
+        self._load()
+        return super().values()
+
+
+APP_SPECS: dict[str, AppSpec] = _AppTable()
+"""Every registered app, in registration order: the built-in apps' entry points first."""
 
 
 def register_app(spec: AppSpec) -> AppSpec:
@@ -121,48 +195,3 @@ def app_aliases() -> dict[str, str]:
 def _is_entry_point(text: str) -> bool:
     module, colon, name = text.partition(":")
     return bool(colon) and all(part.isidentifier() for part in (*module.split("."), name))
-
-
-def _libreoffice(key: str, flag: str, aliases: tuple[str, ...], **fields: Any) -> AppSpec:
-    return AppSpec(
-        key=key,
-        launch="libreoffice",
-        command=(flag,),
-        window_class="libreoffice",
-        aliases=(f"libreoffice {key}", f"libreoffice-{key}", *aliases),
-        saves_documents=True,
-        **fields,
-    )
-
-
-for _spec in (
-    _libreoffice("calc", "--calc", ("localc", "spreadsheet", "excel", "scalc"), tools="calc:CalcTools"),
-    _libreoffice(
-        "writer", "--writer", ("lowriter", "word", "word processor", "document", "swriter"), tools="writer:WriterTools"
-    ),
-    _libreoffice(
-        "impress",
-        "--impress",
-        ("loimpress", "powerpoint", "presentation", "slides", "simpress"),
-        tools="impress:ImpressTools",
-    ),
-    AppSpec(key="os", launch="none", always_offered=True, opens_files=False, tools="os_tools:OSTools"),
-    AppSpec(
-        key="terminal",
-        launch="command",
-        command=("xterm",),
-        window_class="xterm",
-        aliases=("xterm", "shell", "console", "gnome-terminal", "gnome terminal", "bash"),
-        opens_files=False,
-        ready_marker=True,
-    ),
-    AppSpec(
-        key="editor",
-        launch="command",
-        command=("mousepad",),
-        window_class="mousepad",
-        aliases=("text editor", "texteditor", "gedit", "mousepad", "notepad", "text-editor"),
-        tools="editor:EditorTools",
-    ),
-):
-    register_app(_spec)

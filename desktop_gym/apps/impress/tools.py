@@ -9,12 +9,13 @@ every change goes through the document model, so the Impress window repaints it 
 
 from __future__ import annotations
 
-from .impress_common import layout_name, slide_title
-from .impress_document import ImpressDocumentTools
-from .impress_shapes import ImpressShapeTools
-from .impress_slides import ImpressSlideTools
-from .impress_text import ImpressTextTools
-from .tool_schema import ApiArgumentError, not_a_tool
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, not_a_tool
+
+from .common import layout_name, slide_title
+from .document import ImpressDocumentTools
+from .shapes import ImpressShapeTools
+from .slides import ImpressSlideTools
+from .text import ImpressTextTools
 
 TITLE_CHARS = 60
 

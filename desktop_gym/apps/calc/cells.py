@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .calc_common import CalcBase, column_index, plain_number, range_name, row_index
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..values import plain_number
+from .common import CalcBase, column_index, range_name, row_index
 
 CellValue = str | float | None
 """A cell's content: text, a number, or ``None`` for an empty cell."""
@@ -239,7 +241,7 @@ class CalcCellTools(CalcBase):
         """
         import uno
 
-        from .uno_bridge import property_values
+        from desktop_gym.guest.apps.uno_bridge import property_values
 
         target = self._range(cell_range, "cell_range")
         address = target.getRangeAddress()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .calc_common import CalcBase, column_index, parse_color, range_name, row_index
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from ..values import parse_color
+from .common import CalcBase, column_index, range_name, row_index
 
 _BOLD, _NORMAL = 150.0, 100.0  # com.sun.star.awt.FontWeight.BOLD / NORMAL
 _CONDITION_OPERATORS = {
@@ -204,7 +206,7 @@ class CalcFormatTools(CalcBase):
         """
         import uno
 
-        from .uno_bridge import property_values
+        from desktop_gym.guest.apps.uno_bridge import property_values
 
         if (operator == "between") != (value2 is not None):
             raise ApiArgumentError('value2 is required with operator "between" and only allowed with it')

@@ -8,18 +8,18 @@ LibreOffice is absent (the host builds prompts and schemas from them).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
-from .tool_schema import ApiArgumentError
-from .uno_document_cache import KEPT_DOCUMENTS
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.uno_document_cache import KEPT_DOCUMENTS
+
+from ..tools_base import AppTools
 
 _ADDRESS = re.compile(
     r"^(?:(?P<sheet>'[^']+'|[^!.':]+)[!.])?\$?(?P<c1>[A-Za-z]{1,3})\$?(?P<r1>[0-9]+)"
     r"(?::\$?(?P<c2>[A-Za-z]{1,3})\$?(?P<r2>[0-9]+))?$"
 )
 _COLUMN = re.compile(r"^[A-Za-z]{1,3}$")
-_COLOR = re.compile(r"^#?([0-9A-Fa-f]{6})$")
 MAX_COLUMNS = 16384
 MAX_ROWS = 1048576
 
@@ -62,23 +62,6 @@ def range_name(address: Any) -> str:
     return start if start == end else f"{start}:{end}"
 
 
-def parse_color(color: str, arg: str = "color") -> int:
-    """``"#FF0000"`` (or ``"FF0000"``) -> the RGB integer UNO wants.
-
-    Raises:
-        ApiArgumentError: not a 6-digit hex colour; names ``arg``.
-    """
-    match = _COLOR.match(color) if isinstance(color, str) else None
-    if match is None:
-        raise ApiArgumentError(f"{arg} must be a hex colour like '#FF0000', got {color!r}")
-    return int(match.group(1), 16)
-
-
-def plain_number(value: float) -> int | float:
-    """Integral floats as ints (``5.0`` -> ``5``), for readable JSON results."""
-    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
-
-
 def row_index(row: int, arg: str = "row") -> int:
     """A 1-based row number -> zero-based index.
 
@@ -90,7 +73,7 @@ def row_index(row: int, arg: str = "row") -> int:
     return row - 1
 
 
-class CalcBase:
+class CalcBase(AppTools):
     """The live spreadsheet document a tool call acts on.
 
     Args:
@@ -98,12 +81,7 @@ class CalcBase:
         home: The session home, for paths starting with ``~/`` (default: ``$HOME``).
     """
 
-    def __init__(self, document: Any, home: str | Path | None = None) -> None:
-        self.home = Path(home) if home is not None else Path.home()
-        # hasattr is answered from pyuno's cached type information, supportsService is a round trip.
-        if document is None or not hasattr(document, "getSheets"):
-            raise ApiArgumentError("the current LibreOffice document is not a spreadsheet (open one in Calc)")
-        self.document = document
+    document_check = ("getSheets", "a spreadsheet (open one in Calc)")
 
     @property
     def _controller(self) -> Any:

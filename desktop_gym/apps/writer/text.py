@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .tool_schema import ApiArgumentError
-from .writer_common import WriterBase
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from .common import WriterBase
 
 _PARAGRAPH_BREAK = 0  # com.sun.star.text.ControlCharacter.PARAGRAPH_BREAK
 

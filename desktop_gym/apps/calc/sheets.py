@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from .calc_common import CalcBase, range_name
-from .tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+from .common import CalcBase, range_name
 
 _CHART_DIAGRAMS = {
     "bar": "com.sun.star.chart.BarDiagram",
@@ -226,7 +227,7 @@ class CalcSheetTools(CalcBase):
         Returns:
             The path saved to.
         """
-        from .uno_bridge import filter_for, property_values
+        from desktop_gym.guest.apps.uno_bridge import filter_for, property_values
 
         if path is None:
             if not self.document.hasLocation():

@@ -1,0 +1,26 @@
+"""Argument and result values several apps' tools share: colours and plain numbers."""
+
+from __future__ import annotations
+
+import re
+
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+
+_COLOR = re.compile(r"^#?([0-9A-Fa-f]{6})$")
+
+
+def parse_color(color: str, arg: str = "color") -> int:
+    """``"#FF0000"`` (or ``"FF0000"``) -> the RGB integer UNO wants.
+
+    Raises:
+        ApiArgumentError: not a 6-digit hex colour; names ``arg``.
+    """
+    match = _COLOR.match(color) if isinstance(color, str) else None
+    if match is None:
+        raise ApiArgumentError(f"{arg} must be a hex colour like '#FF0000', got {color!r}")
+    return int(match.group(1), 16)
+
+
+def plain_number(value: float) -> int | float:
+    """Integral floats as ints (``5.0`` -> ``5``), for readable JSON results."""
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
