@@ -156,6 +156,13 @@ def register_app(spec: AppSpec) -> AppSpec:
     return spec
 
 
+def reload_apps() -> None:
+    """Read the ``desktop_gym.apps`` entry points again (after installing a plugin in this process);
+    apps added with :func:`register_app` since are dropped."""
+    dict.clear(APP_SPECS)
+    _AppTable.loaded = False
+
+
 def unregister_app(key: str) -> None:
     """Remove an app from the table (for tests that add a temporary one)."""
     APP_SPECS.pop(key, None)
