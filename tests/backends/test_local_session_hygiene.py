@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,41 @@ def test_only_holders_of_the_session_cookie_reach_the_display(backend: LocalBack
         xdisplay.Display(backend.display)  # a local user without the cookie (was: full access)
     guest_environ = _environ(info["pids"]["guest"])
     assert guest_environ["XAUTHORITY"] == info["xauthority"]
+
+
+def test_a_process_caught_inside_exec_is_never_taken_for_one_without_the_marker() -> None:
+    # Right after Popen returns, the child may still be inside execve with its new environment not
+    # yet published (/proc/<pid>/environ reads empty): the sweep took such a process for one without
+    # the marker and left it running (the cause of the flaky sweep test above, under load). Read at
+    # once, ~18% of 2,000 fresh children looked so on this machine (load 3); the check must say
+    # "not yet" (None) for them, never False.
+    session_id = "execing" + os.urandom(4).hex()
+    answers = []
+    for _ in range(300):
+        child = subprocess.Popen(["sleep", "60"], env={reaper.SESSION_ENV_MARKER: session_id}, start_new_session=True)
+        try:
+            answers.append(reaper.carries_marker(child.pid, f"{reaper.SESSION_ENV_MARKER}={session_id}".encode()))
+        finally:
+            child.kill()
+            child.wait()
+    assert False not in answers, f"{answers.count(False)} of 300 processes just started were taken for strangers"
+    started = subprocess.Popen(["sleep", "60"], env={reaper.SESSION_ENV_MARKER: session_id}, start_new_session=True)
+    try:
+        assert reaper.session_pids(session_id) == [started.pid]  # the scan waits out the exec
+    finally:
+        started.kill()
+        started.wait()
+
+
+def test_a_process_with_an_empty_environment_costs_the_scan_no_wait() -> None:
+    bare = subprocess.Popen(["env", "-i", "sleep", "60"], start_new_session=True)
+    try:
+        wait_for_exec = time.monotonic() + 5
+        while Path(f"/proc/{bare.pid}/comm").read_text().strip() != "sleep" and time.monotonic() < wait_for_exec:
+            time.sleep(0.01)
+        started = time.perf_counter()
+        assert reaper.session_pids("nobody-has-this") == []
+        assert time.perf_counter() - started < reaper.EXEC_WAIT_S / 2
+    finally:
+        bare.kill()
+        bare.wait()
