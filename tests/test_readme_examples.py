@@ -1,4 +1,5 @@
-"""The task examples in the README are real: the JSON file validates and both tasks are proven."""
+"""The task examples of the docs' Tasks page (moved there from the README) are real: the JSON file
+validates and both tasks are proven."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import pytest
 from desktop_gym.tasks import list_tasks, load_suite_dir
 from desktop_gym.testing import check_task
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+TASKS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "tasks.md"
 
 
 def _block(language: str, containing: str) -> str:
-    blocks = re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.S)
+    blocks = re.findall(rf"```{language}\n(.*?)```", TASKS_PAGE.read_text(encoding="utf-8"), flags=re.S)
     return next(block for block in blocks if containing in block)
 
 
@@ -22,11 +23,11 @@ def _block(language: str, containing: str) -> str:
 def readme_task_ids(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     ids = []
     if "mysuite.move_report" not in list_tasks("mysuite"):
-        folder = tmp_path_factory.mktemp("readme-suite")
+        folder = tmp_path_factory.mktemp("docs-suite")
         (folder / "move_report.json").write_text(_block("json", '"mysuite.move_report"'))
         load_suite_dir(folder)
     if "mysuite.write_token" not in list_tasks("mysuite"):
-        exec(compile(_block("python", "class WriteToken"), str(README), "exec"), {})  # our own README, not agent text
+        exec(compile(_block("python", "class WriteToken"), str(TASKS_PAGE), "exec"), {})  # our own docs, not agent text
     ids += ["mysuite.move_report", "mysuite.write_token"]
     return ids
 
