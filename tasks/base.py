@@ -10,7 +10,6 @@ import numpy as np
 
 from ..errors import GuestFileNotFoundError, TaskSetupError  # noqa: F401 - TaskSetupError re-exported
 from ..verifiers.result import VerifierResult
-from .family_table import apply_family_row
 from .gui_script import GuiScript as ScriptedPolicy  # a fixed list of action texts is a script without gates
 
 if TYPE_CHECKING:
@@ -20,6 +19,8 @@ Policy = Callable[[Mapping[str, Any]], str]
 
 #: The oracle kinds a task may declare, in the order ``Task.oracle`` prefers them.
 ORACLE_KINDS = ("api", "gui")
+#: Classes defined in this package register themselves when created; others call ``register_task``.
+BUILTIN_PACKAGE = "desktop_gym.tasks."
 
 
 def _overrides(cls: type, hook: str) -> bool:
@@ -79,8 +80,8 @@ class Task:
 
     Subclasses set the class attributes and override ``sample_params``, ``setup``, ``verify`` and
     the oracles they declare in ``oracles``. A class that sets ``id`` is a concrete task: its
-    metadata (class attributes, or a built-in family's row of ``tasks/metadata/<suite>.toml``) is
-    checked when the class is created (``TypeError`` naming the field). All randomness
+    definition is its one record (id, instruction or goal, tags, oracles, apps, step budget), checked
+    when the class is created (``TypeError`` naming the field); a built-in one is registered then too. All randomness
     comes from the RNG the env passes in, so the same seed gives the same task, byte for byte.
     """
 
@@ -103,15 +104,14 @@ class Task:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        in_table = apply_family_row(cls)  # id and metadata from the row of tasks/metadata/<suite>.toml naming it
         if "goal" in cls.__dict__:
             cls.instruction_template = cls.goal_frame.replace("{goal}", cls.goal)
         if "id" in cls.__dict__:
             _check_task_class(cls)
-        if in_table:  # a row is the registration: importing the family's module registers it
-            from .registry import register_task
+            if cls.__module__.startswith(BUILTIN_PACKAGE):  # a built-in class is its own registration
+                from .registry import register_task
 
-            register_task(cls)
+                register_task(cls)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         """Draw this episode's parameters from ``rng``."""

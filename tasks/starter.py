@@ -26,6 +26,17 @@ OBJECTS = ("steady growth", "lower costs", "a shorter backlog", "fewer defects",
 class CalcFillTotals(Task):
     """Fill a Total column with Q1 + Q2 per row in a real Calc document, then save it as xlsx."""
 
+    id = "starter.calc_fill_totals"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Fill column D (Total) with the sum of Q1 and Q2 "
+        "for each of the {rows} item rows, then save the file in its current xlsx format."
+    )
+    apps = ("calc",)
+    oracles = ("api", "gui")
+    tags = ("calc", "starter")
+    max_steps = 15
+    needs_save = True
+
     path = "~/Documents/sales.xlsx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -81,6 +92,17 @@ class CalcFillTotals(Task):
 class WriterAppendParagraph(Task):
     """Append a given sentence as a new paragraph to a real Writer document, then save it."""
 
+    id = "starter.writer_append_paragraph"
+    instruction_template = (
+        "The document {path} is open in LibreOffice Writer. Add a new paragraph at the end with exactly this "
+        "text: {sentence} Then save the document in its current docx format."
+    )
+    apps = ("writer",)
+    oracles = ("api", "gui")
+    tags = ("writer", "starter")
+    max_steps = 10
+    needs_save = True
+
     path = "~/Documents/report.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -117,6 +139,15 @@ class WriterAppendParagraph(Task):
 
 class TerminalWriteFile(Task):
     """Use a real terminal to create a folder and a file holding a given token."""
+
+    id = "starter.terminal_write_file"
+    instruction_template = (
+        "In the open terminal, create the folder ~/{folder} and in it a text file {name}.txt whose only line is {token}"
+    )
+    apps = ("terminal",)
+    oracles = ("api", "gui")
+    tags = ("terminal", "files", "starter")
+    max_steps = 8
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         folder = f"reports_{rng.choice(WORDS)}"

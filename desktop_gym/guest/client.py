@@ -289,7 +289,7 @@ class GuestClient:
         )
 
     def launch_app(self, app: str, file: str | None = None, timeout: float = 30.0) -> AppInfo:
-        """Start an app ("calc", "writer", "impress", "terminal", "editor") and wait until usable."""
+        """Start an app (a key of the app table: "calc", "terminal", ...) and wait until usable."""
         request = pb.LaunchAppRequest(app=app, file=file or "", timeout=timeout)
         return self._app_info(self._call("LaunchApp", request, timeout=timeout + DEADLINE_MARGIN))
 

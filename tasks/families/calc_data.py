@@ -27,6 +27,15 @@ def stock_rows(rng: np.random.Generator, rows: int) -> list[list[object]]:
 class FixWrongValues(CalcFamily):
     """Correct the stock counts the instruction names."""
 
+    id = "calc.fix_wrong_values"
+    goal = (
+        "A stock count was mistyped: {corrections}. Correct the Stock column (C) accordingly, change nothing "
+        "else, and save the file in its current xlsx format."
+    )
+    file_name = "stock.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "edit")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = stock_rows(rng, int(rng.integers(5, 9)))
         wrong = sorted(int(i) for i in rng.choice(len(rows), size=int(rng.integers(1, 4)), replace=False))
@@ -59,6 +68,15 @@ class FixWrongValues(CalcFamily):
 
 class SortRows(CalcFamily):
     """Sort the table by one column, ascending or descending, keeping rows together."""
+
+    id = "calc.sort_rows"
+    goal = (
+        "Sort the table's {count} data rows by {key} ({column_name}) in {order} order, keeping each row's cells "
+        "together and the header in row 1. Save the file in its current xlsx format."
+    )
+    file_name = "inventory.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "sort")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = stock_rows(rng, int(rng.integers(5, 10)))
@@ -99,6 +117,15 @@ class SortRows(CalcFamily):
 
 class FindReplace(CalcFamily):
     """Replace a misspelt word everywhere in the sheet."""
+
+    id = "calc.find_replace"
+    goal = (
+        'The city "{right}" is misspelt as "{wrong}" throughout the sheet. Replace every "{wrong}" with '
+        '"{right}" and save the file in its current xlsx format.'
+    )
+    file_name = "shipments.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "edit", "find_replace")
 
     cities = (
         ("Sprngfield", "Springfield"),
@@ -144,6 +171,15 @@ class FindReplace(CalcFamily):
 class RemoveDuplicates(CalcFamily):
     """Delete exact duplicate rows, keeping each first occurrence and leaving no gaps."""
 
+    id = "calc.remove_duplicates"
+    goal = (
+        "Some rows of the table are exact duplicates of an earlier row. Delete the duplicate rows (keep the "
+        "first occurrence of each, leave no empty rows) and save the file in its current xlsx format."
+    )
+    file_name = "contacts.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "edit", "deduplicate")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         unique = [
             [name, str(rng.choice(REGIONS)), int(v)]
@@ -184,6 +220,15 @@ class RemoveDuplicates(CalcFamily):
 class TransposeRange(CalcFamily):
     """Write a transposed copy of a small table at a given cell."""
 
+    id = "calc.transpose"
+    goal = (
+        "Put a transposed copy of the table in {source} (rows become columns) with its top-left corner in cell "
+        "{target}; leave the original as it is. Save the file in its current xlsx format."
+    )
+    file_name = "matrix.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "edit", "transpose")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         months = ["Jan", "Feb", "Mar", "Apr", "May"][: int(rng.integers(3, 6))]
         names = draw(rng, PEOPLE, int(rng.integers(2, 4)))
@@ -218,6 +263,3 @@ class TransposeRange(CalcFamily):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "target": f"B{params['target_row']}"}
-
-
-DATA_FAMILIES = (FixWrongValues, SortRows, FindReplace, RemoveDuplicates, TransposeRange)

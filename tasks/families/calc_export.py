@@ -21,6 +21,15 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun")
 class InsertChart(CalcFamily):
     """A chart of a given type and title over the table."""
 
+    id = "calc.insert_chart"
+    goal = (
+        'Insert a {chart_type} chart of the data in {data} (months as categories) titled "{title}" on the '
+        "same sheet, then save the file in its current xlsx format."
+    )
+    file_name = "monthly.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "chart")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         months = list(MONTHS[: int(rng.integers(3, 7))])
         series = draw(rng, REGIONS, int(rng.integers(1, 3)))
@@ -62,6 +71,15 @@ class InsertChart(CalcFamily):
 
 class PivotTable(CalcFamily):
     """A pivot table summing one column by the values of another."""
+
+    id = "calc.pivot_table"
+    goal = (
+        "Create a pivot table from {source} that shows the {function} of {data_field} for each {row_field}, "
+        "placed at {target} on the same sheet. Save the file in its current xlsx format."
+    )
+    file_name = "deals.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "pivot")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(6, 12))
@@ -133,12 +151,20 @@ class ExportFamily(CalcFamily):
 class SaveAsCsv(ExportFamily):
     """Export the sheet as CSV."""
 
+    id = "calc.save_as_csv"
+    goal = "Save its sheet as a comma-separated CSV file {target} (header row included)."
+    oracles = ("api",)
+
     def check(self, data: bytes | None, params: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
         return verify_csv_rows(data, params["rows"], header=["Name", "Region", "Hours"], delimiter=",")
 
 
 class SaveAsOds(ExportFamily):
     """Save a copy in OpenDocument format."""
+
+    id = "calc.save_as_ods"
+    goal = "Save a copy of it in OpenDocument Spreadsheet format as {target}."
+    oracles = ("api",)
 
     suffix = ".ods"
 
@@ -177,10 +203,15 @@ class InfeasibleCalc(CalcFamily):
 class ExportPsd(InfeasibleCalc):
     """Infeasible: Calc cannot write a layered Photoshop image."""
 
+    id = "calc.export_psd"
+    goal = "Export the sheet as a layered Photoshop PSD image ~/Documents/budget.psd, one layer per column."
+
 
 class VbaButton(InfeasibleCalc):
     """Infeasible: an ActiveX button running a VBA macro that mails through Outlook."""
 
-
-EXPORT_FAMILIES = (InsertChart, PivotTable, SaveAsCsv, SaveAsOds)
-INFEASIBLE_FAMILIES = (ExportPsd, VbaButton)
+    id = "calc.vba_activex_button"
+    goal = (
+        "Add an ActiveX command button running a VBA macro that emails the budget through Outlook, and save it "
+        "as a macro-enabled workbook with the ActiveX control working in Excel."
+    )

@@ -43,6 +43,15 @@ PRODUCT_HEADER = ("Item", "Region", "Units", "Price")
 class NumberFormat(CalcFamily):
     """Show a column as percentages or as dollar amounts (GUI: Ctrl+Shift+5 / Ctrl+Shift+4)."""
 
+    id = "calc.number_format"
+    goal = (
+        "Format the cells {cells} ({what}) as {kind} without changing their values, then save the file in its "
+        "current xlsx format."
+    )
+    file_name = "rates.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "format")
+
     kinds = {"percentages": ("%", "0.00%", "5"), "US dollar currency": ("$", "[$$-409]#,##0.00", "4")}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -93,6 +102,12 @@ class NumberFormat(CalcFamily):
 class BoldHeader(CalcFamily):
     """Make the header row bold (GUI: Name Box + Ctrl+B)."""
 
+    id = "calc.bold_header"
+    goal = "Make the header cells {header} bold (only those) and save the file in its current xlsx format."
+    file_name = "products.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "format", "font")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return {"rows": product_rows(rng, int(rng.integers(3, 7))), "header": "A1:D1"}
 
@@ -120,6 +135,14 @@ class BoldHeader(CalcFamily):
 class BackgroundColor(CalcFamily):
     """Fill a range with a named colour."""
 
+    id = "calc.background_color"
+    goal = (
+        "Give the cells {cells} a solid {color_name} background ({color}) and save the file in its current xlsx format."
+    )
+    file_name = "highlight.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "format", "color")
+
     colors = {"yellow": "#FFFF00", "light green": "#CCFFCC", "light blue": "#CCE5FF", "orange": "#FFA500"}
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -144,6 +167,15 @@ class BackgroundColor(CalcFamily):
 
 class MergeTitle(CalcFamily):
     """Merge the title cells above a table."""
+
+    id = "calc.merge_title"
+    goal = (
+        'Merge the cells {cells} into one cell holding the title "{title}" (the table below must stay as it '
+        "is) and save the file in its current xlsx format."
+    )
+    file_name = "titled.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "format", "merge")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         width = int(rng.integers(3, 6))
@@ -178,6 +210,15 @@ class MergeTitle(CalcFamily):
 class ColumnWidth(CalcFamily):
     """Set a column to a given width in centimetres."""
 
+    id = "calc.column_width"
+    goal = (
+        "Set the width of column {column} to {width_cm} cm so the long names fit, and save the file in its "
+        "current xlsx format."
+    )
+    file_name = "wide.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "format", "layout")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = product_rows(rng, int(rng.integers(3, 7)))
         for row in rows:
@@ -201,6 +242,15 @@ class ColumnWidth(CalcFamily):
 
 class ConditionalFormat(CalcFamily):
     """Highlight cells above (or below) a threshold with conditional formatting."""
+
+    id = "calc.conditional_format"
+    goal = (
+        "Add conditional formatting to {cells} (Units) so that cells {relation} {threshold} get a red "
+        "background ({color}). Save the file in its current xlsx format."
+    )
+    file_name = "units.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "format", "conditional")
 
     relations = {"greater than": ("greater", "greaterThan"), "less than": ("less", "lessThan")}
 
@@ -236,6 +286,3 @@ class ConditionalFormat(CalcFamily):
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         other = next(relation for relation in self.relations if relation != params["relation"])
         return {**params, "relation": other}
-
-
-FORMAT_FAMILIES = (NumberFormat, BoldHeader, BackgroundColor, MergeTitle, ColumnWidth, ConditionalFormat)

@@ -54,6 +54,15 @@ class FormulaColumn(CalcFamily):
 class FillFormulaColumn(FormulaColumn):
     """Revenue = Units x Price for every row, as formulas."""
 
+    id = "calc.fill_formula_column"
+    goal = (
+        "Fill column D (Revenue) with a formula that multiplies Units (column B) by Price (column C) for each "
+        "of the {rows} item rows, then save the file in its current xlsx format."
+    )
+    file_name = "revenue.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "formula")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = int(rng.integers(4, 8))
         return {
@@ -77,6 +86,16 @@ class FillFormulaColumn(FormulaColumn):
 
 class SummaryRow(CalcFamily):
     """A row under the table with SUM or AVERAGE formulas per numeric column."""
+
+    id = "calc.summary_row"
+    goal = (
+        "In row {summary_row}, directly below the table, write the label {label} in column A and, in columns B, "
+        "C and D, a formula giving the {stat} of that column's values in rows 2 to {last_row}. Save the file in "
+        "its current xlsx format."
+    )
+    file_name = "quarters.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "formula", "aggregate")
 
     functions = {"sum": "SUM", "average": "AVERAGE"}
 
@@ -128,6 +147,16 @@ class SummaryRow(CalcFamily):
 class VlookupPrices(FormulaColumn):
     """Fill unit prices from a price list on the same sheet with VLOOKUP."""
 
+    id = "calc.vlookup_prices"
+    goal = (
+        "Column C (Unit price) of the {rows} orders is empty; the price list is in F1:G{list_end}. Fill "
+        "C2:C{last_row} with VLOOKUP formulas that look up each order's product (column B) in the price list. "
+        "Save the file in its current xlsx format."
+    )
+    file_name = "orders.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "formula", "lookup")
+
     first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -168,6 +197,16 @@ class VlookupPrices(FormulaColumn):
 class IfPassFail(FormulaColumn):
     """Pass/Fail per score with IF and a threshold."""
 
+    id = "calc.if_pass_fail"
+    goal = (
+        'In column C (Result) of each of the {rows} students, enter an IF formula that shows "Pass" when the '
+        'Score in column B is at least {threshold} and "Fail" otherwise. Save the file in its current xlsx '
+        "format."
+    )
+    file_name = "scores.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "formula", "logic")
+
     first_cell = "C2"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -197,6 +236,16 @@ class IfPassFail(FormulaColumn):
 
 class GrandTotal(CalcFamily):
     """One formula computing the sum over rows of Qty x Unit price."""
+
+    id = "calc.grand_total"
+    goal = (
+        "In cell {target}, compute the grand total of the invoice (the sum over rows 2 to {last_row} of Qty "
+        "times Unit price) with a single formula, so it updates when the table changes. Save the file in its "
+        "current xlsx format."
+    )
+    file_name = "invoice.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "formula", "aggregate")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = int(rng.integers(4, 9))
@@ -229,6 +278,3 @@ class GrandTotal(CalcFamily):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return fewer_rows(params)
-
-
-FORMULA_FAMILIES = (FillFormulaColumn, SummaryRow, VlookupPrices, IfPassFail, GrandTotal)

@@ -30,6 +30,11 @@ class SheetFamily(CalcFamily):
 class RenameSheet(SheetFamily):
     """Rename one sheet (GUI: double-click its tab, found in the accessibility tree)."""
 
+    id = "calc.rename_sheet"
+    goal = 'Rename the sheet "{old}" to "{new}" and save the file in its current xlsx format.'
+    file_name = "workbook.xlsx"
+    oracles = ("api", "gui")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(1, 4)) + 1)
         new = names.pop()
@@ -60,6 +65,11 @@ class RenameSheet(SheetFamily):
 class AddSheet(SheetFamily):
     """Add an empty sheet at the end."""
 
+    id = "calc.add_sheet"
+    goal = 'Add a new empty sheet named "{new}" after the last sheet and save the file in its current xlsx format.'
+    file_name = "book.xlsx"
+    oracles = ("api",)
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(1, 4)) + 1)
         return {"sheet_names": names[:-1], "new": names[-1]}
@@ -76,6 +86,11 @@ class AddSheet(SheetFamily):
 
 class DeleteSheet(SheetFamily):
     """Delete one sheet."""
+
+    id = "calc.delete_sheet"
+    goal = 'Delete the sheet "{doomed}" (keep the others) and save the file in its current xlsx format.'
+    file_name = "sheets.xlsx"
+    oracles = ("api",)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         names = self._names(rng, int(rng.integers(2, 5)))
@@ -94,6 +109,15 @@ class DeleteSheet(SheetFamily):
 
 class CopyToSheet(CalcFamily):
     """Copy a block of one sheet to the top-left of another."""
+
+    id = "calc.copy_to_sheet"
+    goal = (
+        "Copy the range A1:C{last_row} of sheet Data to sheet {target_sheet}, starting at cell A1 there (the "
+        "Data sheet stays as it is). Save the file in its current xlsx format."
+    )
+    file_name = "records.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "edit", "sheets")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
@@ -138,6 +162,3 @@ class CopyToSheet(CalcFamily):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "copy_rows": params["copy_rows"] - 1}
-
-
-SHEET_FAMILIES = (RenameSheet, AddSheet, DeleteSheet, CopyToSheet)

@@ -34,6 +34,15 @@ def people_rows(rng: np.random.Generator, count: int) -> list[list[object]]:
 class InsertRow(CalcFamily):
     """Insert a new row at a given position and fill it."""
 
+    id = "calc.insert_row"
+    goal = (
+        "Insert a new row at row {position} (the rows from there down move down by one) holding Name {name}, "
+        "Region {region}, Calls {calls} and Sales {sales}. Save the file in its current xlsx format."
+    )
+    file_name = "team.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "rows")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(4, 8)) + 1)
         new = rows.pop()
@@ -82,6 +91,15 @@ class InsertRow(CalcFamily):
 class DeleteColumn(CalcFamily):
     """Delete the column with a given header."""
 
+    id = "calc.delete_column"
+    goal = (
+        'Delete the column headed "{header}" entirely (the columns to its right move left). Save the file in '
+        "its current xlsx format."
+    )
+    file_name = "team_notes.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "columns")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(4, 8)))
         index = int(rng.integers(1, len(HEADER) + 1))
@@ -114,6 +132,12 @@ class DeleteColumn(CalcFamily):
 class FreezePanes(CalcFamily):
     """Freeze the header rows (and optionally the first column)."""
 
+    id = "calc.freeze_panes"
+    goal = "Freeze {what} so they stay visible while scrolling. Save the file in its current xlsx format."
+    file_name = "long_list.xlsx"
+    oracles = ("api",)
+    tags = ("calc", "view")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows, columns = int(rng.integers(1, 3)), int(rng.integers(0, 2))
         what = f"the top {rows} row{'s' if rows > 1 else ''}" + (" and the first column" if columns else "")
@@ -135,6 +159,15 @@ class FreezePanes(CalcFamily):
 
 class AutoFilter(CalcFamily):
     """Turn on AutoFilter buttons over the whole table."""
+
+    id = "calc.autofilter"
+    goal = (
+        "Turn on AutoFilter for the table {table} so each header cell gets a filter drop-down. Save the file in "
+        "its current xlsx format."
+    )
+    file_name = "calls.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "filter")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         rows = people_rows(rng, int(rng.integers(5, 10)))
@@ -159,6 +192,3 @@ class AutoFilter(CalcFamily):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "table": params["table"].replace("D", "C")}
-
-
-STRUCTURE_FAMILIES = (InsertRow, DeleteColumn, FreezePanes, AutoFilter)

@@ -38,6 +38,14 @@ FONT_SIZES = (20, 24, 28, 32, 36, 40, 48, 54, 60)  # 44 (the master's size) is l
 class AddBullets(SlideTask):
     """Append bullet points to the body of a content slide."""
 
+    id = "impress.add_bullets"
+    instruction_template = (
+        "The presentation {path} is open in LibreOffice Impress. On slide {slide} ('{title}'), add these bullet "
+        "points after the existing ones, in this order: {listed}. Then save the file in its current pptx "
+        "format."
+    )
+    oracles = ("api", "gui")
+
     first_slide = 2
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -82,6 +90,10 @@ class AddBullets(SlideTask):
 class SpeakerNotes(SlideTask):
     """Write speaker notes for one slide."""
 
+    id = "impress.speaker_notes"
+    goal = "Add the speaker notes '{notes_text}' to slide {slide} ('{title}')"
+    oracles = ("api", "gui")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         return {**params, "notes_text": str(rng.choice(NOTES))}
@@ -106,6 +118,10 @@ class SpeakerNotes(SlideTask):
 
 class InsertTextBox(SlideTask):
     """Add a text box holding a given text to a slide."""
+
+    id = "impress.insert_text_box"
+    goal = "Add a text box with the text '{text}' to slide {slide} ('{title}')"
+    oracles = ("api", "gui")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -138,6 +154,10 @@ class InsertTextBox(SlideTask):
 
 class TitleFontSize(SlideTask):
     """Set the font size of one slide's title."""
+
+    id = "impress.title_font_size"
+    goal = "Set the font size of the title of slide {slide} ('{title}') to {size} pt"
+    oracles = ("api",)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

@@ -27,6 +27,10 @@ SHAPES = {"rectangle": "rect", "ellipse": "ellipse"}  # ImpressTools kind -> Dra
 class InsertShape(SlideTask):
     """Draw a rectangle or an ellipse with a label on a slide."""
 
+    id = "impress.insert_shape"
+    goal = "Draw {article} {kind} on slide {slide} ('{title}') with the text '{label}' inside it"
+    oracles = ("api", "gui")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         kind = str(rng.choice(list(SHAPES)))
@@ -79,6 +83,10 @@ def png_bytes(rng_colors: list[tuple[int, int, int]], size: tuple[int, int] = (1
 
 class InsertImage(SlideTask):
     """Insert a picture file (written by setup) into a slide."""
+
+    id = "impress.insert_image"
+    goal = "Insert the picture {image} into slide {slide} ('{title}')"
+    oracles = ("api",)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

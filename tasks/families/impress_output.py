@@ -43,6 +43,10 @@ TRANSITIONS = {
 class BackgroundColor(SlideTask):
     """Give one slide a solid background colour."""
 
+    id = "impress.background_color"
+    goal = "Give slide {slide} ('{title}') a solid {color_name} background (hex #{color})"
+    oracles = ("api",)
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         name = str(rng.choice(list(COLORS)))
@@ -67,6 +71,10 @@ class BackgroundColor(SlideTask):
 class SlideTransition(SlideTask):
     """Set the transition effect of one slide."""
 
+    id = "impress.transition"
+    goal = "Give slide {slide} ('{title}') the '{effect_name}' slide transition"
+    oracles = ("api",)
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         effect = str(rng.choice(list(TRANSITIONS)))
@@ -90,6 +98,13 @@ class SlideTransition(SlideTask):
 class ExportPdf(DeckTask):
     """Export the deck as a PDF file."""
 
+    id = "impress.export_pdf"
+    instruction_template = (
+        "The presentation {path} is open in LibreOffice Impress. Export it as a PDF file to {pdf_path}."
+    )
+    oracles = ("api",)
+    max_steps = 15
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         return {**params, "pdf_path": f"~/Documents/handout_{rng.choice(TOPICS).lower()}.pdf"}
@@ -106,6 +121,13 @@ class ExportPdf(DeckTask):
 
 class SaveAsOdp(DeckTask):
     """Save a copy of the deck in OpenDocument format after retitling the first slide."""
+
+    id = "impress.save_as_odp"
+    instruction_template = (
+        "The presentation {path} is open in LibreOffice Impress. Change the title of slide 1 to '{new_title}', "
+        "then save the presentation in ODF format (.odp) as {odp_path}."
+    )
+    oracles = ("api",)
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -130,6 +152,11 @@ class SaveAsOdp(DeckTask):
 
 class DeleteMissingSlide(DeckTask):
     """Infeasible: delete a slide whose title no slide has. Success only by declaring FAIL."""
+
+    id = "impress.delete_missing_slide"
+    goal = "Delete the slide titled '{missing}'"
+    max_steps = 10
+    infeasible = True
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)

@@ -32,6 +32,10 @@ from .impress_gui import menu_path, saved_by_gui
 class AddSlide(DeckTask):
     """Append a slide with a given title."""
 
+    id = "impress.add_slide"
+    goal = "Add a new slide at the end with the title '{new_title}'"
+    oracles = ("api", "gui")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
         params["new_title"] = f"{new_topic(rng, params['titles'])} Next Steps"
@@ -59,6 +63,10 @@ class AddSlide(DeckTask):
 
 class SetTitle(DeckTask):
     """Replace the title of one slide."""
+
+    id = "impress.set_title"
+    goal = "Change the title of slide {slide} (now '{old_title}') to '{new_title}'"
+    oracles = ("api", "gui")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -111,6 +119,10 @@ class _SlideCommandTask(SlideTask):
 class DeleteSlide(_SlideCommandTask):
     """Delete the slide with a given title."""
 
+    id = "impress.delete_slide"
+    goal = "Delete the slide titled '{title}'"
+    oracles = ("api", "gui")
+
     first_slide = 2
     api = "delete_slide"
     menu_item = "Delete Slide"
@@ -121,6 +133,10 @@ class DeleteSlide(_SlideCommandTask):
 
 class DuplicateSlide(_SlideCommandTask):
     """Duplicate one slide; the copy follows the original."""
+
+    id = "impress.duplicate_slide"
+    goal = "Duplicate slide {slide} ('{title}') so that the copy comes right after it"
+    oracles = ("api", "gui")
 
     api = "duplicate_slide"
     menu_item = "Duplicate Slide"
@@ -133,6 +149,11 @@ class DuplicateSlide(_SlideCommandTask):
 
 class MoveSlide(DeckTask):
     """Move a slide to another position."""
+
+    id = "impress.move_slide"
+    goal = "Move the slide titled '{title}' so that it becomes slide {target}"
+    oracles = ("api", "gui")
+    max_steps = 25
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = super().sample_params(rng)
@@ -176,6 +197,10 @@ LAYOUT_CHOICES = {
 
 class ChangeLayout(SlideTask):
     """Change the layout of one content slide."""
+
+    id = "impress.change_layout"
+    goal = "Change the layout of slide {slide} ('{title}') to '{layout}'"
+    oracles = ("api", "gui")
 
     first_slide = 2
 

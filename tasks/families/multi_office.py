@@ -74,6 +74,16 @@ class OfficeTransferTask(Task):
 class CsvToXlsxTotal(OfficeTransferTask):
     """CSV in the text editor -> a Calc spreadsheet with a Total row, saved as xlsx."""
 
+    id = "multi.csv_to_xlsx_total"
+    instruction_template = (
+        "The file {csv} is open in the text editor. Put its table into a new LibreOffice Calc spreadsheet "
+        "(header row first, same columns and rows), add one more row below it with Total in column A and the "
+        "sum of the Units column in column B, and save the spreadsheet as {xlsx} (Excel 2007-365 format)."
+    )
+    apps = ("editor", "calc")
+    oracles = ("api",)
+    tags = ("multi", "editor", "calc")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(3, 6))
@@ -116,6 +126,16 @@ class CsvToXlsxTotal(OfficeTransferTask):
 class CalcToWriterTable(OfficeTransferTask):
     """A Calc table -> a Writer table in a new document, saved as docx."""
 
+    id = "multi.calc_to_writer_table"
+    instruction_template = (
+        "The spreadsheet {xlsx} is open in LibreOffice Calc. Create a new LibreOffice Writer document holding "
+        "that table as a Writer table (its header row and every data row, cells in the same order) and save it "
+        "as {docx} (Word 2007-365 format)."
+    )
+    apps = ("calc", "writer")
+    oracles = ("api",)
+    tags = ("multi", "calc", "writer")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(3, 6))
@@ -153,6 +173,16 @@ class CalcToWriterTable(OfficeTransferTask):
 
 class TextToWriterParagraphs(OfficeTransferTask):
     """A text file in the editor -> a Writer document, one paragraph per line, the first a heading."""
+
+    id = "multi.text_to_writer"
+    instruction_template = (
+        "The text file {txt} is open in the text editor. Create a new LibreOffice Writer document whose "
+        "paragraphs are the lines of that file, in the same order (one paragraph per line, no other text). Give "
+        "the first paragraph the style Heading 1, then save the document as {docx} (Word 2007-365 format)."
+    )
+    apps = ("editor", "writer")
+    oracles = ("api",)
+    tags = ("multi", "editor", "writer")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1, WORDS)[0]

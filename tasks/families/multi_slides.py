@@ -68,6 +68,18 @@ def outline_docx_bytes(title: str, sections: list[tuple[str, str]]) -> bytes:
 class ChartToSlide(OfficeTransferTask):
     """Calc data + its chart picture -> an Impress slide with the chart, a title and the best quarter."""
 
+    id = "multi.chart_to_slide"
+    instruction_template = (
+        "The quarterly revenue in {xlsx} is open in LibreOffice Calc, and its bar chart is saved as the picture "
+        "{png}. Create a new LibreOffice Impress presentation whose first slide has the title {title}, shows "
+        "that chart picture, and has a text reading 'Best quarter: ' followed by the quarter (Q1 to Q4) with "
+        "the highest revenue in the spreadsheet, e.g. 'Best quarter: Q2'. Save it as {pptx} (PowerPoint "
+        "2007-365 format)."
+    )
+    apps = ("calc", "impress")
+    oracles = ("api",)
+    tags = ("multi", "calc", "impress")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         revenue = [int(v) for v in rng.choice(np.arange(40, 400), size=len(QUARTERS), replace=False) * 100]
@@ -126,6 +138,16 @@ class ChartToSlide(OfficeTransferTask):
 
 class HeadingsToSlides(OfficeTransferTask):
     """Writer outline headings -> one Impress slide per heading, titled with it."""
+
+    id = "multi.headings_to_slides"
+    instruction_template = (
+        "The outline {docx} is open in LibreOffice Writer. Create a new LibreOffice Impress presentation with "
+        "exactly one slide per Heading 1 heading of the outline, in the same order, each slide titled with its "
+        "heading's text. Save it as {pptx} (PowerPoint 2007-365 format)."
+    )
+    apps = ("writer", "impress")
+    oracles = ("api",)
+    tags = ("multi", "writer", "impress")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

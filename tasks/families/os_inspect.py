@@ -19,6 +19,13 @@ CSV_COLUMNS = ("id", "name", "city", "score")
 class LargestFile(TerminalTask):
     """Find the largest file in a folder and write its name into a file."""
 
+    id = "os.largest_file"
+    instruction_template = (
+        "In the open terminal, find the largest file (in bytes) in ~/reports and write just its file name (for "
+        "example notes.log) as the only line of ~/largest.txt."
+    )
+    oracles = ("api", "gui")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 8))
         names = [f"{word}.log" for word in distinct_words(rng, count)]
@@ -57,6 +64,13 @@ class LargestFile(TerminalTask):
 
 class CsvColumn(TerminalTask):
     """Extract one column of a CSV file (without its header) into a text file with a command."""
+
+    id = "os.csv_column"
+    instruction_template = (
+        "In the open terminal, write the values of the '{column}' column of ~/data/{stem}.csv (without the "
+        "header) into ~/data/{column}.txt, one value per line, in the order they appear in the CSV file."
+    )
+    oracles = ("api", "gui")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
@@ -100,6 +114,14 @@ class CsvColumn(TerminalTask):
 
 class CompressFolder(TerminalTask):
     """Pack a project folder into a gzip-compressed tar archive."""
+
+    id = "os.compress_folder"
+    instruction_template = (
+        "In the open terminal, compress the folder ~/projects/{project} into the gzip-compressed tar archive "
+        "~/backups/{project}.tar.gz. The archive must contain the folder itself ({project}/...) with all its "
+        "files."
+    )
+    oracles = ("api", "gui")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         project, module, note = distinct_words(rng, 3, WORDS)

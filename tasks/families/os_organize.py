@@ -26,6 +26,14 @@ def _content(name: str) -> str:
 class SortByExtension(TerminalTask):
     """Move every file of ~/Downloads into a subfolder named after its extension."""
 
+    id = "os.sort_by_extension"
+    instruction_template = (
+        "In the open terminal, sort the files in ~/Downloads into subfolders named after their extension: every "
+        ".pdf file goes into ~/Downloads/pdf, every .txt file into ~/Downloads/txt, and so on for each "
+        "extension present. Afterwards no file may be left directly in ~/Downloads."
+    )
+    oracles = ("api", "gui")
+
     folder = "~/Downloads"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -73,6 +81,14 @@ class SortByExtension(TerminalTask):
 
 class RenameByPattern(TerminalTask):
     """Rename IMG_<number>.jpg files to <place>_<number>.jpg, keeping the numbers."""
+
+    id = "os.rename_pattern"
+    instruction_template = (
+        "In the open terminal, rename every file in ~/Pictures/{album} from IMG_<number>.jpg to "
+        "{place}_<number>.jpg, keeping each number exactly as it is (IMG_0042.jpg becomes {place}_0042.jpg). "
+        "The files stay in the same folder."
+    )
+    oracles = ("api", "gui")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         numbers = sorted(int(n) for n in rng.choice(np.arange(1, 9999), size=int(rng.integers(4, 7)), replace=False))

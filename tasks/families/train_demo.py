@@ -25,6 +25,13 @@ ROWS = range(2, 10)
 class EnterNumber(CalcFamily):
     """Enter a number into a named cell."""
 
+    id = "demo.enter_number"
+    instruction_template = "Enter the number {value} into cell {cell} of the open spreadsheet."
+    file_name = "numbers.xlsx"
+    oracles = ("api", "gui")
+    tags = ("calc", "demo", "one-step")
+    needs_save = False
+
     max_steps = 12  # the GUI oracle's Name Box walk; training envs set max_steps=1
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

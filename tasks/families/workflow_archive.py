@@ -23,6 +23,19 @@ from .workflow_files import ShellWorkflow
 class ArchiveReport(ShellWorkflow):
     """Delete a project's .tmp files, pack it into a dated .tar.gz, list the archive, remove the folder."""
 
+    id = "workflow.archive_report"
+    instruction_template = (
+        "Use the terminal to archive the project folder ~/project/{project}: first delete every .tmp file in it "
+        "(subfolders too); then pack the folder into the gzip-compressed tar archive "
+        "~/backups/{archive_name}.tar.gz (create ~/backups), with the folder itself at the top of the archive "
+        "({project}/...); write the paths of the files in the archive, as stored in it and one per line in "
+        "alphabetical order (no folder lines), into ~/backups/{archive_name}.txt; finally delete the folder "
+        "~/project/{project}."
+    )
+    oracles = ("api", "gui")
+    tags = ("workflow", "os", "terminal", "files", "archive", "domain:os")
+    max_steps = 20
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         first, second, scratch, cache = distinct_words(rng, 4)
         project = f"{rng.choice(PLACES)}_site"

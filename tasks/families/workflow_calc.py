@@ -30,6 +30,19 @@ class SalesReport(CalcFamily):
     No GUI oracle: the Insert Chart wizard's pages cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.sales_report"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Turn the Sales sheet into a report: sort the data "
+        "rows by Units from largest to smallest (keep each row together and the header in row 1), put Total in "
+        "A{total_row} and a formula summing the Units above it in B{total_row}, make the header row (A1:C1) "
+        'bold, and insert a bar chart of the items\' units (A1:B{last_row}) titled "{title}". Save the file in '
+        "its current xlsx format."
+    )
+    file_name = "sales_report.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "sort", "formula", "chart", "domain:calc")
+    max_steps = 40
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
         units = [int(value) for value in rng.choice(np.arange(5, 400), size=count, replace=False)]
@@ -85,6 +98,17 @@ class FilterSortExport(CalcFamily):
 
     No GUI oracle: Save As CSV, Keep Format and Text CSV dialogs cost more proof time than the GUI budget left.
     """
+
+    id = "workflow.filter_sort_export"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Prepare the roster for payroll: delete the Notes "
+        "column, delete every row whose Region is {region}, sort the remaining rows by Name from A to Z (header "
+        "stays in row 1), and save the sheet as a comma-separated CSV file {target} (header row included)."
+    )
+    file_name = "payroll_roster.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "export")
+    max_steps = 40
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))

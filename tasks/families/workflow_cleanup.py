@@ -26,6 +26,18 @@ TYPOS = {"North": "Nrth", "South": "Soth", "East": "Eest", "West": "Wset"}
 class TableCleanup(CalcFamily):
     """Delete an empty row and a repeated row, correct a misspelt region everywhere, add a SUM total."""
 
+    id = "workflow.table_cleanup"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Clean up the Sales sheet: delete the empty row "
+        "between the data rows; delete the row that repeats an earlier row exactly (keep the earlier one); the "
+        'region "{region}" is misspelt "{typo}" in some cells, so correct it in every cell whose whole '
+        'content is "{typo}"; keep the remaining rows in their order. Then put Total in A{total_row} and a '
+        "formula summing the Units above it in C{total_row}. Save the file in its current xlsx format."
+    )
+    file_name = "sales_raw.xlsx"
+    oracles = ("api", "gui")
+    tags = ("workflow", "calc", "cleanup", "find-replace", "formula", "domain:calc")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 8))
         regions = [str(name) for name in rng.choice(REGIONS, size=count)]

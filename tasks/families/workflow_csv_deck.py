@@ -33,6 +33,18 @@ class MilestoneDeck(DeckTask):
     No GUI oracle: new slides' placeholders and the PDF dialog cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.milestone_deck"
+    instruction_template = (
+        "The presentation {path} is open in LibreOffice Impress; the project's milestones are in the file {csv} "
+        '(columns milestone, due, owner). After the title slide add one "Title, Content" slide per row of the '
+        "file, in the file's order, titled with the milestone and with the body text \"Due <due>, owner "
+        '<owner>" (for example "Due 2026-01-31, owner Ana"); give every slide the "{effect}" slide '
+        "transition; save the file in its current pptx format; and export the presentation as a PDF to {pdf}."
+    )
+    oracles = ("api",)
+    tags = ("workflow", "impress", "export", "domain:impress")
+    max_steps = 30
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(2, 4))
         months = sorted(int(month) for month in rng.choice(np.arange(1, 13), size=count, replace=False))

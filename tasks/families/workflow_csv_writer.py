@@ -75,6 +75,18 @@ class LetterFill(CsvWriterTask):
     No GUI oracle: four Replace All rounds, Save As and the PDF dialog cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.letter_fill"
+    instruction_template = (
+        "The letter template {path} is open in LibreOffice Writer. Fill it in for the customer with id "
+        "{customer}, whose details are a row of the file {csv}: replace every placeholder <<id>>, <<name>>, "
+        "<<amount>> and <<due>> (angle brackets included) with that customer's value from the column of the "
+        "same name, changing no other text. Save the filled letter as {docx} (Word 2007-365 format), and export "
+        "it as a PDF to {pdf}."
+    )
+    oracles = ("api",)
+    tags = ("workflow", "writer", "find-replace", "export", "domain:writer")
+    max_steps = 25
+
     document = "~/Documents/reminder_template.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -157,6 +169,19 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 
 class ExpenseSummary(CsvWriterTask):
     """A pivot-like summary: a table of per-category totals from a CSV, a grand total line, a footer."""
+
+    id = "workflow.expense_summary"
+    instruction_template = (
+        "The report {path} is open in LibreOffice Writer; the month's expenses are in the file {csv} (columns "
+        "date, category, item, amount). At the end of the report add a table with the header row Category | "
+        "Total and one row per category that occurs in the file, in alphabetical order, giving the sum of that "
+        'category\'s amounts (as a plain whole number); after the table add the paragraph "Grand total: N", '
+        'where N is the sum of all amounts, as the last paragraph; and put "{footer}" in the page footer. '
+        "Change no other text, then save the document in its current docx format."
+    )
+    oracles = ("api", "gui")
+    tags = ("workflow", "writer", "table", "compute", "domain:writer")
+    max_steps = 25
 
     document = "~/Documents/expense_report.docx"
 

@@ -33,6 +33,17 @@ class DeckFinish(DeckTask):
     No GUI oracle: a background per slide via Slide Properties costs more proof time than the GUI budget left.
     """
 
+    id = "workflow.deck_finish"
+    instruction_template = (
+        "The presentation {path} is open in LibreOffice Impress. Finish it: add a slide at the end titled "
+        '"{closing}", then give every slide (the new one too) the background colour #{background} and the '
+        '"{effect}" slide transition, and give slide 1 the speaker notes "{note}". Then save the file in '
+        "its current pptx format."
+    )
+    oracles = ("api",)
+    tags = ("workflow", "impress", "domain:impress")
+    max_steps = 30
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
             **sample_deck(rng, min_slides=3, max_slides=4),

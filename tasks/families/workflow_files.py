@@ -54,6 +54,17 @@ class ShellWorkflow(TerminalTask):
 class LogTriage(ShellWorkflow):
     """Copy the ERROR lines into a report, count the WARN lines into a summary, archive the log by date."""
 
+    id = "workflow.log_triage"
+    instruction_template = (
+        "Use the terminal to triage the log {log}: create the folder ~/reports; copy every line of the log that "
+        "contains ERROR, in their order, into ~/reports/errors.txt; write the number of log lines that contain "
+        'WARN into ~/reports/summary.txt as the single line "warnings: N"; then move the log into the folder '
+        "~/logs/archive (create it), renamed {archived_name}."
+    )
+    oracles = ("api", "gui")
+    tags = ("workflow", "os", "terminal", "files", "domain:os")
+    max_steps = 20
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(8, 14))
         levels = [*LEVELS, *(str(level) for level in rng.choice(LEVELS, size=count - len(LEVELS)))]
@@ -107,6 +118,16 @@ class LogTriage(ShellWorkflow):
 
 class DownloadsSort(ShellWorkflow):
     """Invoices into a new folder with a sorted index, pictures into ~/Pictures, partial downloads deleted."""
+
+    id = "workflow.downloads_sort"
+    instruction_template = (
+        "Use the terminal to clean up ~/Downloads: move every .pdf file into the folder {invoices} (create it), "
+        "move every .jpg file into ~/Pictures, delete every .part file, and write the names of the moved pdf "
+        "files, one per line in alphabetical order, into {invoices}/index.txt."
+    )
+    oracles = ("api", "gui")
+    tags = ("workflow", "os", "terminal", "files", "domain:os")
+    max_steps = 20
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         words = distinct_words(rng, 7)

@@ -44,6 +44,17 @@ class DeckAgenda(DeckTask):
     No GUI oracle: a new slide's placeholders and the PDF dialog cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.deck_agenda"
+    instruction_template = (
+        "The presentation {path} is open in LibreOffice Impress. Prepare it for the meeting: insert a new slide "
+        '2 titled "Agenda" whose body lists, one per line, the titles of the slides that follow it, in order; '
+        'give every slide the "{effect}" slide transition; save the file in its current pptx format; and '
+        "export the presentation as a PDF to {pdf}."
+    )
+    oracles = ("api",)
+    tags = ("workflow", "impress", "export", "domain:impress")
+    max_steps = 30
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         deck = sample_deck(rng, min_slides=3, max_slides=5)
         pdf = deck["path"].removesuffix(".pptx") + "_handout.pdf"
@@ -79,6 +90,17 @@ NEW_TEAMS = ("The steering group", "The core team", "The project board", "The wo
 
 class MinutesTidy(WriterDocumentTask):
     """Rename a team by find-and-replace, style the title, bullet the later paragraphs, sign the footer."""
+
+    id = "workflow.minutes_tidy"
+    instruction_template = (
+        'The minutes {path} are open in LibreOffice Writer. Tidy them: "{old}" is now called "{new}", so '
+        'replace that name wherever it occurs; make the title "{heading}" a level-1 heading; turn every '
+        'paragraph after the first one below the title into a bulleted list; and put "{footer}" in the page '
+        "footer. Change no other text, then save the document in its current docx format."
+    )
+    oracles = ("api", "gui")
+    tags = ("workflow", "writer", "find-replace", "list", "domain:writer")
+    max_steps = 30
 
     document = "~/Documents/minutes.docx"
 
@@ -142,6 +164,18 @@ class TopItemsDeck(WorkflowTransfer):
 
     No GUI oracle: two apps: a second launch and Save As cost more proof time than the GUI budget left.
     """
+
+    id = "workflow.top_items_deck"
+    instruction_template = (
+        "The spreadsheet {xlsx} is open in LibreOffice Calc. Make a new LibreOffice Impress presentation: slide "
+        '1 titled "{title}", and slide 2 titled "Top {top} items" whose body lists the {top} items with the '
+        'most units, most first, one per line, each written as "Item: units" (for example "Figs: 12"). Save '
+        "it as {pptx} (PowerPoint 2007-365 format)."
+    )
+    apps = ("calc", "impress")
+    oracles = ("api",)
+    tags = ("workflow", "multi", "calc", "impress", "domain:multi_app")
+    max_steps = 25
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

@@ -28,6 +28,17 @@ class DeckReorganise(DeckTask):
     No GUI oracle: deleting and moving slides needs per-slide pointer work, more proof time than the GUI budget left.
     """
 
+    id = "workflow.deck_reorganise"
+    instruction_template = (
+        "The presentation {path} is open in LibreOffice Impress. Reorganise it: delete the slide titled "
+        '"{drop}", move the slide titled "{move}" to the end, change the title of slide 1 to '
+        '"{new_title}", and give the last slide the speaker notes "{note}". Then save the file in its '
+        "current pptx format."
+    )
+    oracles = ("api",)
+    tags = ("workflow", "impress")
+    max_steps = 30
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = sample_deck(rng, min_slides=5, max_slides=6)
         drop, move = (int(n) for n in rng.choice(np.arange(2, len(params["titles"])), size=2, replace=False))

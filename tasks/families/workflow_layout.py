@@ -30,6 +30,17 @@ class ReportLayout(WriterDocumentTask):
     No GUI oracle: landscape pages go through the Page Style dialog, more proof time than the GUI budget left.
     """
 
+    id = "workflow.report_layout"
+    instruction_template = (
+        'The report {path} is open in LibreOffice Writer. Lay it out for printing: make the title "{heading}" '
+        "a level-1 heading, set the pages to landscape, show page numbers in the footer aligned {alignment}, "
+        'and start the last paragraph (the one beginning "{last_start}") on a new page. Change no text, then '
+        "save the document in its current docx format."
+    )
+    oracles = ("api",)
+    tags = ("workflow", "writer", "layout", "domain:writer")
+    max_steps = 30
+
     document = "~/Documents/report.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

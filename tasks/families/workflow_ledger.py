@@ -36,6 +36,19 @@ class GradeBook(CalcFamily):
     No GUI oracle: the number format and the sheet rename need dialogs, more proof time than the GUI budget left.
     """
 
+    id = "workflow.grade_book"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Finish the grade book: in D1 write Total and in "
+        "D2:D{last_row} a formula per row adding the student's Exam 1 and Exam 2 marks; in A{average_row} write "
+        "Average and in B{average_row}:D{average_row} formulas averaging each column's students; give the "
+        'averages the number format {average_format}; and rename the sheet "Sheet1" to "{sheet}". Save the '
+        "file in its current xlsx format."
+    )
+    file_name = "grade_book.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "formula", "number-format", "sheets", "domain:calc")
+    max_steps = 40
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
         rows = [
@@ -100,6 +113,18 @@ class StockAlert(CalcFamily):
     No GUI oracle: a fill per low-stock row via Format Cells costs more proof time than the GUI budget left.
     """
 
+    id = "workflow.stock_alert"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Prepare the stock sheet for the warehouse: delete "
+        "the Supplier column (B), then give every item row whose Stock is below {threshold} the background "
+        "colour #{fill} across its three remaining columns (leave the other rows uncoloured), and freeze the "
+        "header row so it stays visible when scrolling. Save the file in its current xlsx format."
+    )
+    file_name = "stock_levels.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "structure", "format", "domain:calc")
+    max_steps = 40
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
         threshold = int(rng.integers(20, 60))
@@ -158,6 +183,18 @@ class PriceList(CalcFamily):
 
     No GUI oracle: Find & Replace, Sort and Format Cells dialogs cost more proof time than the GUI budget left.
     """
+
+    id = "workflow.price_list"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Update the price list: the supplier {old} is now "
+        "called {new}, so replace that name in every cell where it is the whole content; sort the item rows by "
+        "Price from highest to lowest (keep each row together and the header in row 1); and give the prices "
+        "(C2:C{last_row}) the number format {price_format}. Save the file in its current xlsx format."
+    )
+    file_name = "price_list.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "sort", "number-format", "domain:calc")
+    max_steps = 40
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

@@ -27,6 +27,17 @@ class LetterSetup(WriterDocumentTask):
     No GUI oracle: paper, margins and header go through the Page Style dialog, more proof time than the GUI budget left.
     """
 
+    id = "workflow.letter_setup"
+    instruction_template = (
+        "The letter {path} is open in LibreOffice Writer. Set it up for posting: use {paper_name} paper, set "
+        'the left and right page margins to {margin} cm, set the font of all the text to "{font}", and put '
+        '"{letterhead}" in the page header. Change no text, then save the document in its current docx '
+        "format."
+    )
+    oracles = ("api",)
+    tags = ("workflow", "writer", "layout", "format", "domain:writer")
+    max_steps = 30
+
     document = "~/Documents/letter.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

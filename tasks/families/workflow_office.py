@@ -41,6 +41,19 @@ class OverspendMemo(WorkflowTransfer):
     No GUI oracle: two apps: a second launch, a table and Save As cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.overspend_memo"
+    instruction_template = (
+        "The spreadsheet {xlsx} is open in LibreOffice Calc. Write a memo as a new LibreOffice Writer document: "
+        'a first paragraph "{title}" in the Heading 1 style; a table with the header row Department, Budget, '
+        "Spent and one row for each department that spent more than its budget (in the spreadsheet's order); "
+        'and a last paragraph "Overspend: N", where N is the total of Spent minus Budget over those '
+        "departments. Save it as {docx} (Word 2007-365 format)."
+    )
+    apps = ("calc", "writer")
+    oracles = ("api",)
+    tags = ("workflow", "multi", "calc", "writer")
+    max_steps = 25
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(4, 7))
@@ -108,6 +121,18 @@ class OutlineToDeck(WorkflowTransfer):
 
     No GUI oracle: two apps: a second launch, slides and Save As cost more proof time than the GUI budget left.
     """
+
+    id = "workflow.outline_to_deck"
+    instruction_template = (
+        "The outline {docx} is open in LibreOffice Writer. Turn it into a new LibreOffice Impress presentation: "
+        'slide 1 titled with the outline\'s first line ("{title}"), then one slide per Heading 1 heading in '
+        "the same order, each titled with the heading and with the sentence below that heading as its body "
+        "text. Save it as {pptx} (PowerPoint 2007-365 format)."
+    )
+    apps = ("writer", "impress")
+    oracles = ("api",)
+    tags = ("workflow", "multi", "writer", "impress")
+    max_steps = 30
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

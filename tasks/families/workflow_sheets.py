@@ -43,6 +43,18 @@ class OrderTotals(CalcFamily):
     No GUI oracle: the money format needs the Format Cells dialog, more proof time than the GUI budget left.
     """
 
+    id = "workflow.order_totals"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Complete the order sheet: write Amount in D1 and "
+        "in D2:D{last_row} a formula per row multiplying the row's Qty by its Unit price; write Total in "
+        "A{total_row} and in D{total_row} a formula summing the amounts; give D2:D{total_row} the number format "
+        "{amount_format}; and turn on the AutoFilter for the table A1:D{last_row}. Save the file in its current "
+        "xlsx format."
+    )
+    file_name = "order_sheet.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "formula", "number-format", "filter", "domain:calc")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
         rows = [
@@ -92,6 +104,18 @@ class RegionSummary(CalcFamily):
 
     No GUI oracle: a new sheet and the Insert Chart wizard cost more proof time than the GUI budget left.
     """
+
+    id = "workflow.region_summary"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Summarise the Sales sheet on a new sheet named "
+        "Summary placed after it: Region in A1 and Units in B1, then one row per region that occurs in Sales, "
+        "in alphabetical order, with that region's total units. On the Summary sheet insert a pie chart of "
+        'A1:B{last_row} titled "{title}". Leave the Sales sheet as it is and save the file in its current '
+        "xlsx format."
+    )
+    file_name = "regional_sales.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "sheets", "compute", "chart", "domain:calc")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(6, 10))
@@ -154,6 +178,17 @@ class ScoreRanking(CalcFamily):
     No GUI oracle: the Sort and Conditional Formatting dialogs cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.score_ranking"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Rank the results: sort the student rows by Score "
+        "from highest to lowest (keep each row together and the header in row 1); add a conditional format to "
+        "the scores B2:B{last_row} that gives every score greater than {mark} the background colour #{fill}; "
+        "and make the header row (A1:C1) bold. Save the file in its current xlsx format."
+    )
+    file_name = "exam_results.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "sort", "conditional-format", "format", "domain:calc")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
         scores = [int(score) for score in rng.choice(np.arange(20, 100), size=count, replace=False)]
@@ -206,6 +241,17 @@ class MarkupExport(CalcFamily):
 
     No GUI oracle: the Sort dialog and the CSV export's dialogs cost more proof time than the GUI budget left.
     """
+
+    id = "workflow.markup_export"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Make the shop's price list: sort the item rows by "
+        "Cost from highest to lowest (header stays in row 1); delete the Supplier column (B); then in the first "
+        "empty column write Price in row 1 and, in each item row, a formula giving the Cost plus {markup}%. "
+        "Save the sheet as a comma-separated CSV file {target} (header row included)."
+    )
+    file_name = "cost_list.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "sort", "formula", "export", "domain:calc")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))

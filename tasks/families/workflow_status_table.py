@@ -33,6 +33,18 @@ CLOSING = "Next update in one week."
 class StatusTable(WriterDocumentTask):
     """Add a status table at the end, a page header, centre the heading, and a closing line below the table."""
 
+    id = "workflow.status_table"
+    instruction_template = (
+        "The memo {path} is open in LibreOffice Writer. Finish the status update: at the end of the document "
+        "add a table with the header row Item | Owner | Status and one row per item, in this order: {listing}; "
+        'put "{header}" in the page header; centre the heading "{heading}"; and add the paragraph '
+        '"{closing}" after the table, as the last paragraph. Change no other text, then save the document in '
+        "its current docx format."
+    )
+    oracles = ("api", "gui")
+    tags = ("workflow", "writer", "table", "domain:writer")
+    max_steps = 30
+
     document = "~/Documents/status.docx"
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:

@@ -42,6 +42,18 @@ class BudgetVariance(CalcFamily):
     No GUI oracle: the Format Cells and Conditional Formatting dialogs cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.budget_variance"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Add a variance to the budget: write Variance in D1 "
+        "and in D2:D{last_row} a formula per row giving Spent minus Budget; give D2:D{last_row} the number "
+        "format {variance_format}; add a conditional format to D2:D{last_row} that gives every variance greater "
+        "than 0 the background colour #{fill}; and freeze the header row. Save the file in its current xlsx "
+        "format."
+    )
+    file_name = "department_budget.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "formula", "conditional-format", "number-format", "domain:calc")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
         budgets = [int(value) * 100 for value in rng.integers(20, 90, size=count)]
@@ -109,6 +121,17 @@ class RegionSplit(CalcFamily):
     No GUI oracle: a new sheet, moved rows and a rename via dialogs cost more proof time than the GUI budget left.
     """
 
+    id = "workflow.region_split"
+    instruction_template = (
+        "The spreadsheet {path} is open in LibreOffice Calc. Split out the {region} region: add a sheet named "
+        "{region} after the sheet All holding the header row and every {region} row of All, in their order; "
+        'delete those rows from All, leaving no empty rows; then rename All to "{rest}". Save the file in its '
+        "current xlsx format."
+    )
+    file_name = "all_regions.xlsx"
+    oracles = ("api",)
+    tags = ("workflow", "calc", "sheets", "structure", "domain:calc")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
         region, other = draw(rng, REGIONS, 2)
@@ -157,6 +180,18 @@ class HoursSheet(WorkflowTransfer):
 
     No GUI oracle: two apps: a second launch and Save As cost more proof time than the GUI budget left.
     """
+
+    id = "workflow.hours_sheet"
+    instruction_template = (
+        'The file {txt} is open in the text editor; each line reads "Name: hours". Put the entries into a new '
+        "LibreOffice Calc spreadsheet: Name in A1 and Hours in B1, then one row per entry sorted by hours from "
+        "most to fewest (hours as numbers); below them Total in column A and a formula summing the hours in "
+        "column B; make the header row bold. Save it as {xlsx} (Excel 2007-365 format)."
+    )
+    apps = ("editor", "calc")
+    oracles = ("api",)
+    tags = ("workflow", "multi", "editor", "calc", "domain:multi_app")
+    max_steps = 25
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]

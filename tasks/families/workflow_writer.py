@@ -34,6 +34,17 @@ CLOSINGS = (
 class MemoCleanup(WriterDocumentTask):
     """Centre the heading, bold a name, space one paragraph at 1.5 lines and append a closing line."""
 
+    id = "workflow.memo_cleanup"
+    instruction_template = (
+        'The memo {path} is open in LibreOffice Writer. Tidy it up: centre the heading "{heading}", make '
+        '"{subject}" bold where it appears in the paragraph that starts with it, set the line spacing of that '
+        'same paragraph to 1.5 lines, and add "{closing}" as a new last paragraph. Change nothing else, then '
+        "save the file in its current docx format."
+    )
+    oracles = ("api", "gui")
+    tags = ("workflow", "writer", "format", "domain:writer")
+    max_steps = 30
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 6)))
         target = int(rng.integers(0, len(params["paragraphs"])))

@@ -30,6 +30,14 @@ FIND_REPLACE = ("dialog", "Find and Replace")
 class InsertParagraphAfter(WriterDocumentTask):
     """Insert a given sentence as a new paragraph right after the paragraph that starts with given words."""
 
+    id = "writer.insert_paragraph_after"
+    goal = (
+        "Insert a new paragraph with exactly this text: {sentence} It must come directly after the paragraph "
+        'that starts with "{anchor}".'
+    )
+    oracles = ("api", "gui")
+    tags = ("writer", "text")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(4, 7)))
         params["sentence"] = params["paragraphs"].pop()  # a distinct subject, so "starts with" stays unique
@@ -60,6 +68,14 @@ class InsertParagraphAfter(WriterDocumentTask):
 
 class InsertHeading(WriterDocumentTask):
     """Add a heading of a given level above the first paragraph of a document that has none."""
+
+    id = "writer.insert_heading"
+    goal = (
+        'Add the heading "{title}" at the very top of the document, as its own paragraph in the paragraph '
+        "style Heading {level}."
+    )
+    oracles = ("api", "gui")
+    tags = ("writer", "styles")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)), heading=False)
@@ -95,6 +111,11 @@ class InsertHeading(WriterDocumentTask):
 class DeleteParagraph(WriterDocumentTask):
     """Delete the one paragraph that starts with given words, leaving the others untouched."""
 
+    id = "writer.delete_paragraph"
+    goal = 'Delete the whole paragraph that starts with "{start}", leaving every other paragraph as it is.'
+    oracles = ("api", "gui")
+    tags = ("writer", "text")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(3, 6)))
         params["target"] = int(rng.integers(0, len(params["paragraphs"])))
@@ -123,6 +144,11 @@ REFERENCES = ("Project {w} depends on it.", "This matters for the {w} account.",
 
 class ReplaceWord(WriterDocumentTask):
     """Replace every occurrence of a name with another one (Find & Replace)."""
+
+    id = "writer.replace_word"
+    goal = 'Replace every occurrence of the word "{old}" with "{new}" throughout the document.'
+    oracles = ("api", "gui")
+    tags = ("writer", "find_replace")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=4)
@@ -166,6 +192,14 @@ def replace_all_steps(find: str, replace: str, regex: bool = False) -> list[Any]
 
 class ReformatDates(WriterDocumentTask):
     """Rewrite every DD/MM/YYYY date as ISO YYYY-MM-DD (a regular-expression replace)."""
+
+    id = "writer.reformat_dates"
+    goal = (
+        "It contains dates written as DD/MM/YYYY. Rewrite every one of them as YYYY{sep}MM{sep}DD (for example "
+        "{example_old} becomes {example_new}), changing nothing else."
+    )
+    oracles = ("api", "gui")
+    tags = ("writer", "find_replace", "regex")
 
     FIND = "([0-9]{2})/([0-9]{2})/([0-9]{4})"
 

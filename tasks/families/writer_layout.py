@@ -50,6 +50,15 @@ PRODUCTS = ("Apples", "Pears", "Plums", "Cherries", "Lemons", "Figs", "Kiwis", "
 class InsertTable(WriterDocumentTask):
     """Insert a table holding given data (header row + item rows) at the end of the document."""
 
+    id = "writer.insert_table"
+    goal = (
+        "At the end of the document, insert a table with {rows} rows and 3 columns holding this data, row by "
+        "row (cells separated by |): {table_text}."
+    )
+    oracles = ("api", "gui")
+    tags = ("writer", "tables")
+    max_steps = 20
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(1, 4)))
         names = rng.choice(PRODUCTS, size=int(rng.integers(2, 5)), replace=False)
@@ -93,6 +102,11 @@ class InsertTable(WriterDocumentTask):
 class HeaderFooterText(WriterDocumentTask):
     """Put a given line of text into the page header or the page footer."""
 
+    id = "writer.header_footer_text"
+    goal = 'Add the text "{text}" to the page {part} (shown on every page).'
+    oracles = ("api", "gui")
+    tags = ("writer", "page")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
         label = str(rng.choice(("Prepared by the", "Reviewed by the", "Owned by the", "Distributed to the")))
@@ -117,6 +131,11 @@ class HeaderFooterText(WriterDocumentTask):
 
 class PageNumbers(WriterDocumentTask):
     """Show the page number on every page, in the footer or the header."""
+
+    id = "writer.page_numbers"
+    goal = "Add automatic page numbers to the page {part} (aligned {alignment}) so that every page shows its number."
+    oracles = ("api", "gui")
+    tags = ("writer", "page", "fields")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
@@ -147,6 +166,15 @@ MARGINS_CM = (1.0, 1.5, 2.0, 3.0)
 
 class PageSetup(WriterDocumentTask):
     """Turn the page to landscape and set all four margins."""
+
+    id = "writer.page_setup"
+    goal = (
+        "Change the page to landscape orientation and set all four page margins (top, bottom, left, right) to "
+        "{margin} cm."
+    )
+    oracles = ("api", "gui")
+    tags = ("writer", "page")
+    max_steps = 30
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
@@ -187,6 +215,16 @@ class PageSetup(WriterDocumentTask):
 
 class RecolorMissingChart(WriterDocumentTask):
     """Infeasible: recolour a chart the document does not have; the right answer is to declare FAIL."""
+
+    id = "writer.infeasible_chart_color"
+    instruction_template = (
+        "The document {path} is open in LibreOffice Writer. Change the colour of the bars in its chart "
+        '"{chart}" to green, then save the document. If this cannot be done, say so by declaring failure.'
+    )
+    tags = ("writer", "infeasible")
+    max_steps = 8
+    needs_save = False
+    infeasible = True
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         chart = (

@@ -18,6 +18,13 @@ from .writer_base import DONE, Step, WriterDocumentTask, click_node, keys, typed
 class SaveAs(WriterDocumentTask):
     """Save a copy of the document as an OpenDocument text or export it as PDF."""
 
+    id = "writer.save_as"
+    instruction_template = (
+        "The document {path} is open in LibreOffice Writer. Save it {how} as {target}; the docx file may stay as it is."
+    )
+    oracles = ("api", "gui")
+    tags = ("writer", "files")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 4)))
         file_format = str(rng.choice(("odt", "pdf")))

@@ -48,6 +48,11 @@ class _ShortcutFormatTask(WriterDocumentTask):
 class FormatSentence(_ShortcutFormatTask):
     """Make one sentence (half of a paragraph) bold, italic or underlined, and nothing else."""
 
+    id = "writer.format_sentence"
+    goal = 'Make exactly the sentence "{target}" {style}, leaving the rest of its paragraph unchanged.'
+    oracles = ("api", "gui")
+    tags = ("writer", "character_format")
+
     format_param = "style"
     select_param = "target"
     shortcut_keys = STYLE_KEYS
@@ -79,6 +84,11 @@ class FormatSentence(_ShortcutFormatTask):
 
 class AlignParagraph(_ShortcutFormatTask):
     """Centre, right-align or justify one paragraph."""
+
+    id = "writer.align_paragraph"
+    goal = 'Make the paragraph that starts with "{start}" {alignment_words}; the other paragraphs stay left-aligned.'
+    oracles = ("api", "gui")
+    tags = ("writer", "paragraph_format")
 
     format_param = "alignment"
     select_param = "start"
@@ -115,6 +125,11 @@ SIZES = (10, 12, 13, 14, 16, 18)
 class DocumentFont(WriterDocumentTask):
     """Set the font family and size of all the document's text, heading included."""
 
+    id = "writer.document_font"
+    goal = "Change the font of all its text, the heading included, to {font} at {size} pt."
+    oracles = ("api", "gui")
+    tags = ("writer", "character_format")
+
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)))
         params.update(font=str(rng.choice(FONTS)), size=int(rng.choice(SIZES)))
@@ -149,6 +164,11 @@ class DocumentFont(WriterDocumentTask):
 
 class LineSpacing(WriterDocumentTask):
     """Set the line spacing of every paragraph (1.5 lines or double)."""
+
+    id = "writer.line_spacing"
+    goal = "Set the line spacing of every paragraph to {spacing_words} ({spacing} times single spacing)."
+    oracles = ("api", "gui")
+    tags = ("writer", "paragraph_format")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=int(rng.integers(2, 5)))
@@ -192,6 +212,14 @@ ITEMS = (
 
 class MakeList(WriterDocumentTask):
     """Turn the paragraphs after the introduction into a bulleted or numbered list."""
+
+    id = "writer.make_list"
+    goal = (
+        'Turn the {count} paragraphs after the first paragraph (from "{first}" to "{last}") into a {kind} '
+        "list; the heading and the first paragraph stay as they are."
+    )
+    oracles = ("api", "gui")
+    tags = ("writer", "lists")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = self.base_params(rng, count=1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from desktop_gym.actions.target import ActionTarget
+from desktop_gym.apps.spec import launchable_apps
 from desktop_gym.guest.types import AppInfo, GuestError
 
 
@@ -74,7 +75,7 @@ class RecordingGuestClient(ActionTarget):
 
     def launch_app(self, app: str, file: str | None = None, timeout: float = 30.0) -> AppInfo:
         self._record("launch_app", app=app)
-        if app not in ("calc", "writer", "impress", "terminal", "editor"):
+        if app not in launchable_apps():
             raise GuestError(f"unknown app {app!r}")
         return AppInfo(app=app, pid=4242, alive=True, window_id=0x3A00007, file=file)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_gym.tasks.families.calc import CALC_INFEASIBLE
+from desktop_gym.tasks import get_task, list_tasks
 from desktop_gym.testing import check_task
 
 from ..support.shared_env import env_on_session_desktop
@@ -27,8 +27,10 @@ def test_gui_oracles_hold_on_another_seed(env, task_id):
 
 
 def test_infeasible_tasks_reject_an_agent_that_claims_success(env):
-    for family in CALC_INFEASIBLE:
-        env.reset(seed=0, options={"task_id": family.id})
+    infeasible = [task_id for task_id in list_tasks("calc") if get_task(task_id).infeasible]
+    assert len(infeasible) == 2
+    for task_id in infeasible:
+        env.reset(seed=0, options={"task_id": task_id})
         *_, terminated, _, info = env.step("exit(success=True)")
         assert terminated and not info["success"]
         assert "infeasible" in info["verifier"]["reason"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,21 @@ def test_builtin_task_declares_exactly_the_oracles_it_has(task_id: str) -> None:
 def test_builtin_registration_reads_the_class_id() -> None:
     for task_id in PYTHON_TASKS:
         assert registry.task_class_of(task_id).id == task_id
+
+
+def test_a_builtin_task_class_is_its_one_record() -> None:
+    """Its id and metadata are set in its own class body (no side table), and the committed catalogue
+    (generated from the classes and task files) is what the code says."""
+    from desktop_gym.tasks.catalogue import build_catalogue
+
+    for task_id in PYTHON_TASKS:
+        cls = registry.task_class_of(task_id)
+        assert cls.__dict__.get("id") == task_id, f"{task_id}: set by {cls.__qualname__} itself"
+        assert "instruction_template" in cls.__dict__ or "goal" in cls.__dict__ or cls.infeasible or any(
+            "goal" in base.__dict__ or "instruction_template" in base.__dict__ for base in cls.__mro__[1:-2]
+        )
+    assert build_catalogue() == read_catalogue(), "run python -m desktop_gym.tasks.catalogue --write"
+    assert not (Path(registry.TASKS_DIR) / "metadata").exists()
 
 
 def _make(**attributes: Any) -> type[Task]:
