@@ -23,7 +23,7 @@ from desktop_gym.guest.apps import registry
 
 pytestmark = pytest.mark.slow
 
-SPEC_SOURCE = '''
+SPEC_SOURCE = """
 from desktop_gym.apps.spec import AppSpec
 
 SPEC = AppSpec(
@@ -37,7 +37,7 @@ SPEC = AppSpec(
     doctor=("xmessage",),
     tools="dg_notes.tools:NotesTools",
 )
-'''
+"""
 TOOLS_SOURCE = '''
 from typing import ClassVar
 
@@ -145,7 +145,8 @@ def test_an_app_added_by_its_entry_point_alone_is_launched_offered_and_proven(pl
     (suite / "write_note.json").write_text(json.dumps(TASK))
     load_suite_dir(suite)
 
-    env = DesktopEnv(task_id="notesuite.write_note", observation=("screenshot", "last_action_result", "last_action_error"))
+    parts = ("screenshot", "last_action_result", "last_action_error")
+    env = DesktopEnv(task_id="notesuite.write_note", observation=parts)
     try:
         obs, info = env.reset(seed=3)
         assert "NotesTools.write_note(" in env.describe(), "the focused plugin app's API is offered"
