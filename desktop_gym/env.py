@@ -110,7 +110,11 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
                 f"coordinates={coordinates!r} disagrees with action_set.coordinates={action_set.coordinates!r}; "
                 "set the coordinates on the ActionSet"
             )
-        self.action_set = action_set if action_set is not None else ActionSet(coordinates=coordinates)
+        self.action_set = (
+            action_set
+            if action_set is not None
+            else ActionSet(coordinates=coordinates, max_chars=max(1, max_action_chars))
+        )
         self.exposure = ApiExposure(self.action_set, action_mode, api_scope)
         if app_info_max_chars < 4:
             raise ValueError(f"app_info_max_chars must be at least 4, got {app_info_max_chars}")

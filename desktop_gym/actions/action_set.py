@@ -13,6 +13,7 @@ from typing import Any
 # The vocabulary modules register their specs on import.
 from desktop_gym.actions import computer13, computerrl, pyautogui_calls  # noqa: F401
 from desktop_gym.actions.parsing import (
+    MAX_TEXT_CHARS,
     CallSite,
     extract_code,
     load_structured,
@@ -47,9 +48,13 @@ class ActionSet:
             (BrowserGym's ``HighLevelActionSet(custom_actions=...)``): plain functions with type
             hints and a docstring that return the built-in actions to run (see
             :func:`~desktop_gym.actions.spec.custom_action`), or ready ``ActionSpec``s.
+        max_chars: The longest agent text :meth:`parse` reads (64 KiB, as ``DesktopEnv``'s action
+            space); longer text is an ``ActionParseError`` at once. One text also holds at most
+            :data:`~desktop_gym.actions.parsing.MAX_CALL_SITES` calls.
 
     Raises:
-        ValueError: an unknown style or coordinate mode, or a custom action whose name is taken.
+        ValueError: an unknown style or coordinate mode, a custom action whose name is taken, or
+            ``max_chars`` below 1.
 
     Example:
         >>> actions = ActionSet(style="computerrl")
@@ -63,7 +68,11 @@ class ActionSet:
         coordinates: str = "pixel",
         api_classes: Mapping[str, object] | None = None,
         custom_actions: Sequence[Callable[..., Any] | ActionSpec] = (),
+        max_chars: int = MAX_TEXT_CHARS,
     ) -> None:
+        if max_chars < 1:
+            raise ValueError(f"max_chars must be at least 1, got {max_chars}")
+        self.max_chars = max_chars
         if style != "all" and style not in STYLES:
             raise ValueError(f"unknown action style {style!r}; choose one of {(*STYLES, 'all')}")
         if coordinates not in COORDINATE_MODES:
@@ -111,13 +120,19 @@ class ActionSet:
             The actions, in order (a pyautogui script or ``write([...])`` may give several).
 
         Raises:
-            ActionParseError: The message names the line, the action and the argument at fault.
+            ActionParseError: The message names the line, the action and the argument at fault,
+                or the cap the text is over (``max_chars`` characters, ``MAX_CALL_SITES`` calls).
         """
         return _only_parse_errors(lambda: self._parse(text))
 
     def _parse(self, text: str) -> list[Action]:
         if not isinstance(text, str):
             raise ActionParseError(f"expected agent text (str), got {type(text).__name__}")
+        if len(text) > self.max_chars:
+            raise ActionParseError(
+                f"the action text is {len(text):,} characters long; at most {self.max_chars:,} are read "
+                "(ActionSet(max_chars=...))"
+            )
         code = extract_code(text)
         if not code:
             raise ActionParseError("no action found in an empty answer")

@@ -22,6 +22,11 @@ MAX_NESTING = 32
 """Deepest list/dict nesting an action value may have (tool calls need ~8)."""
 MAX_VALUES = 100_000
 """Most scalars and containers one action's values may hold in all."""
+MAX_TEXT_CHARS = 64 * 1024
+"""Longest agent text ``ActionSet.parse`` reads by default (``DesktopEnv``'s action space too)."""
+MAX_CALL_SITES = 1_000
+"""Most action calls one text may hold (20 times ``ActionLimits.max_actions_per_step``): more are
+refused before any is resolved, so a long run of short calls cannot hold the parser."""
 INT_RANGE = (-(2**63), 2**63 - 1)
 """Integers an action may carry: what the guest protocol (int64) can hold."""
 _FENCE = "```"
@@ -259,6 +264,7 @@ def python_call_sites(code: str, allowed_imports: Iterable[str] = ()) -> list[Ca
         raise ActionParseError(f"line {exc.lineno}: syntax error at column {exc.offset}: {exc.msg}") from None
     except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
         raise ActionParseError(f"could not parse the action text: {short_repr(str(exc), 200)}") from None
+    _check_call_count(len(tree.body))
     allowed = set(allowed_imports)
     many = len(tree.body) > 1
     sites = []
@@ -285,6 +291,11 @@ def python_call_sites(code: str, allowed_imports: Iterable[str] = ()) -> list[Ca
     if not sites:
         raise ActionParseError("no action found")
     return sites
+
+
+def _check_call_count(count: int) -> None:
+    if count > MAX_CALL_SITES:
+        raise ActionParseError(f"the answer holds {count:,} calls; at most {MAX_CALL_SITES:,} action calls are read")
 
 
 def _call_site(node: ast.Call, where: str, prefix: str) -> CallSite:
@@ -352,7 +363,9 @@ def structured_call_sites(data: Any) -> list[CallSite]:
         ActionParseError: An unknown shape, or arguments that are not an object.
     """
     data = plain_value(data, "the action")
-    return _structured_sites(data)
+    sites = _structured_sites(data)
+    _check_call_count(len(sites))
+    return sites
 
 
 def _structured_sites(data: Any) -> list[CallSite]:

@@ -169,3 +169,34 @@ def test_property_dict_actions_only_parse_errors(action: dict) -> None:
         ACTIONS.coerce(action)
     except ActionParseError:
         pass
+
+
+def test_parse_on_its_own_refuses_text_over_its_cap_at_once() -> None:
+    # Issue 32: 10 MB of wait() lines gave no answer in 30 s and took over 4 GB.
+    text = "wait()\n" * (10 * 1024 * 1024 // 7)
+    started = time.perf_counter()
+    with pytest.raises(ActionParseError, match=r"characters long; at most 65,536 .*ActionSet\(max_chars="):
+        ActionSet().parse(text)
+    assert time.perf_counter() - started < 0.5
+    with pytest.raises(ActionParseError, match="at most 65,536"):
+        ActionSet().coerce([text])
+
+
+def test_parse_refuses_more_calls_than_its_cap_before_resolving_them() -> None:
+    from desktop_gym.actions.parsing import MAX_CALL_SITES
+
+    lines = "wait()\n" * (MAX_CALL_SITES + 1)
+    started = time.perf_counter()
+    with pytest.raises(ActionParseError, match=f"at most {MAX_CALL_SITES:,} action calls"):
+        ActionSet().parse(lines)
+    calls = [{"name": "wait", "arguments": {}}] * (MAX_CALL_SITES + 1)
+    with pytest.raises(ActionParseError, match=f"at most {MAX_CALL_SITES:,} action calls"):
+        ActionSet().parse(json.dumps(calls))
+    assert time.perf_counter() - started < 1.0
+
+
+def test_the_cap_can_be_raised_for_longer_answers() -> None:
+    text = "type(text='" + "x" * 70_000 + "')"
+    assert len(ActionSet(max_chars=100_000).parse(text)) == 1
+    with pytest.raises(ValueError, match="max_chars"):
+        ActionSet(max_chars=0)
