@@ -65,7 +65,9 @@ class LlmAgent:
         if completion_tokens is None:
             completion_tokens = len(generation.token_ids or [])
         self.usage.completion_tokens += int(completion_tokens)
-        action = ((self.prompt.prefill or "") + generation.text).strip()[: self.max_answer_chars]
+        # A tool call is a whole action (OpenAI JSON); the prefill only starts answers given as text.
+        prefill = "" if generation.extra.get("tool_calls") else (self.prompt.prefill or "")
+        action = (prefill + generation.text).strip()[: self.max_answer_chars]
         self._history.append(Turn(observation=_without_screenshot(observation, self.prompt.vision), action=action))
         return action or "(empty answer)"
 

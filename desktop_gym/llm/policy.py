@@ -3,7 +3,8 @@
 - ``LocalModelPolicy``: a transformers model in this process (the offline default model).
 - ``OpenAIPolicy``: any OpenAI-compatible endpoint through the ``openai`` client, answering in
   plain text or with tool calls; tool calls come back as the OpenAI JSON shape our action parser
-  reads (``{"tool_calls": [...]}``).
+  reads (``{"tool_calls": [...]}``), a whole action, flagged ``extra["tool_calls"]`` so no prefill
+  is put in front of it.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ class OpenAIPolicy:
                 {"type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
                 for c in message.tool_calls
             ]
-            text = json.dumps({"tool_calls": calls})
+            text = json.dumps({"tool_calls": calls})  # a whole action: the prefill is not part of it
         else:
             text = message.content or ""
             if prefill and text.startswith(prefill):
@@ -158,5 +159,6 @@ class OpenAIPolicy:
             "prompt_tokens": usage.prompt_tokens if usage else 0,
             "completion_tokens": usage.completion_tokens if usage else 0,
             "finish_reason": choice.finish_reason,
+            "tool_calls": bool(message.tool_calls),
         }
         return Generation(text=text, token_logprobs=logprobs, extra=extra)

@@ -1,14 +1,20 @@
 """A local OpenAI-compatible endpoint over a local model: ``desktop-gym llm serve``.
 
 Serves ``GET /v1/models`` and ``POST /v1/chat/completions`` (plain answers, tool calls in the
-OpenAI shape, token logprobs, ``n`` choices, ``stream`` as one delta chunk per choice). A request
-ending in an assistant message is continued from it (a prefill, as vLLM's
+OpenAI shape, token ``logprobs`` with ``top_logprobs`` alternatives, ``n`` choices, ``stream`` as
+one delta chunk per choice, then a usage chunk when ``stream_options.include_usage`` is set). A
+request ending in an assistant message is continued from it (a prefill, as vLLM's
 ``continue_final_message``). Any model name is accepted and answered by the one served model.
 
-Tool calls: when the request offers ``tools``, an answer that is a JSON tool call
-(``{"name": ..., "arguments": {...}}``, bare or in ``<tool_call>`` tags) or a Python call of an
-offered tool (``CalcTools.set_cell_value(cell="A1", value=5)`` for ``CalcTools__set_cell_value``)
-comes back as ``message.tool_calls``; anything else stays ``message.content``.
+Tool calls: when the request offers ``tools``, the chat template renders them, or, for templates
+that drop them (SmolLM2's), the fallback tool template of ``desktop_gym.llm.tool_prompt`` writes
+them into the system message. An answer that is a JSON tool call (``{"name": ..., "arguments":
+{...}}``, bare or in ``<tool_call>`` tags) or a Python call of an offered tool
+(``CalcTools.set_cell_value(cell="A1", value=5)`` for ``CalcTools__set_cell_value``) comes back as
+``message.tool_calls``; anything else stays ``message.content``. ``tool_choice``: ``"auto"``
+(default), ``"none"`` (never a call), ``"required"`` or ``{"type": "function", "function":
+{"name": ...}}`` (the answer is opened as a call, of that function when named; an answer that
+still is not a call of an offered tool is answered 400, never passed off as content).
 
 Every request is bounded (``ServerLimits``); a request over a bound is answered 400 naming it.
 """
@@ -26,8 +32,9 @@ from typing import Any
 
 from ..actions.parsing import python_call_sites
 from ..actions.types import ActionParseError
-from .generation import Completion, content_text, generate_chat
+from .generation import MAX_TOP_LOGPROBS, Completion, content_text, generate_chat
 from .model import DEFAULT_MODEL_NAME
+from .tool_prompt import TOOL_CALL_START, template_renders_tools, tool_call_text
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,8 @@ def create_app(
         except (RequestError, json.JSONDecodeError, UnicodeDecodeError) as error:
             return _error(str(error))
         if body.get("stream"):
-            return StreamingResponse(_stream(answer), media_type="text/event-stream")
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(_stream(answer, include_usage), media_type="text/event-stream")
         return JSONResponse(answer)
 
     def _error(message: str) -> JSONResponse:
@@ -134,8 +142,18 @@ def complete(
     if not isinstance(tools, list) or len(tools) > limits.max_tools:
         raise RequestError(f"tools: a list of at most {limits.max_tools} function schemas")
     tool_names = [_tool_name(tool, i) for i, tool in enumerate(tools)]
-    if body.get("tool_choice") == "none":
+    choice_mode, forced_name = _tool_choice(body.get("tool_choice"), tool_names)
+    if choice_mode == "none":
         tool_names = []
+    with_logprobs = bool(body.get("logprobs"))
+    top_logprobs = body.get("top_logprobs")
+    if top_logprobs is not None:
+        _check_number("top_logprobs", top_logprobs, 0, MAX_TOP_LOGPROBS, integer=True)
+        if not with_logprobs:
+            raise RequestError("top_logprobs: needs logprobs set to true")
+    stream_options = body.get("stream_options")
+    if stream_options is not None and (not isinstance(stream_options, Mapping) or not body.get("stream")):
+        raise RequestError("stream_options: an object, and only with stream set to true")
     stop = body.get("stop") or []
     stop = [stop] if isinstance(stop, str) else stop
     if not isinstance(stop, list) or len(stop) > 4 or not all(isinstance(s, str) for s in stop):
@@ -143,6 +161,9 @@ def complete(
     prefill = ""
     if chat[-1]["role"] == "assistant":
         prefill = chat.pop()["content"]
+    if choice_mode == "required" and not prefill and not template_renders_tools(tokenizer):
+        # The fallback template's call form, opened for the model (and named when tool_choice names one).
+        prefill = TOOL_CALL_START + (_named_call_start(tools, forced_name) if forced_name else "")
     seed = body.get("seed")
     if seed is not None and not isinstance(seed, int):
         raise RequestError(f"seed: an integer, got {seed!r}")
@@ -157,8 +178,18 @@ def complete(
         top_p=float(1.0 if top_p is None else top_p),
         seed=seed,
         stop=stop,
+        top_logprobs=int(top_logprobs or 0),
     )
-    choices = [_choice(i, c, tool_names, bool(body.get("logprobs"))) for i, c in enumerate(completions)]
+    choices = [_choice(i, c, tool_names, with_logprobs) for i, c in enumerate(completions)]
+    if choice_mode == "required":
+        for choice, completion in zip(choices, completions, strict=True):
+            calls = choice["message"].get("tool_calls") or []
+            if not calls or (forced_name and any(c["function"]["name"] != forced_name for c in calls)):
+                wanted = f"a call of {forced_name!r}" if forced_name else "a call of an offered tool"
+                raise RequestError(
+                    f"tool_choice: {wanted} was required, but the model answered "
+                    f"{(completion.prefill + completion.text)[:300]!r}"
+                )
     prompt_tokens = completions[0].prompt_tokens
     completion_tokens = sum(c.completion_tokens for c in completions)
     return {
@@ -182,6 +213,38 @@ def _check_number(field: str, value: Any, low: float, high: float, integer: bool
         raise RequestError(f"{field}: {kind} in {low}..{high}, got {value!r}")
 
 
+def _tool_choice(value: Any, tool_names: Sequence[str]) -> tuple[str, str | None]:
+    """``(mode, function name or None)`` of a request's ``tool_choice``; mode is auto, none or required.
+
+    Raises:
+        RequestError: an unknown value, a name not among ``tools``, or a call required with no tools.
+    """
+    if value is None or value in ("auto", "none"):
+        return value or "auto", None
+    if value == "required":
+        name = None
+    elif isinstance(value, Mapping) and isinstance(value.get("function"), Mapping):
+        name = value["function"].get("name")
+        if not isinstance(name, str) or name not in tool_names:
+            raise RequestError(f"tool_choice: function {name!r} is not among tools ({', '.join(tool_names)})")
+    else:
+        raise RequestError(
+            "tool_choice: 'auto', 'none', 'required' or {'type': 'function', 'function': {'name': ...}}, "
+            f"got {value!r}"
+        )
+    if not tool_names:
+        raise RequestError("tool_choice: a tool call is required but the request offers no tools")
+    return "required", name
+
+
+def _named_call_start(tools: Sequence[Mapping[str, Any]], name: str) -> str:
+    """The rest of the forced opening of a call of ``name``: up to the first argument's key (or the end)."""
+    (function,) = [tool["function"] for tool in tools if tool["function"]["name"] == name][:1]
+    parameters = function.get("parameters")
+    has_arguments = isinstance(parameters, Mapping) and bool(parameters.get("properties"))
+    return f'{name}", "arguments": ' + ('{"' if has_arguments else "{}}")
+
+
 def _chat_message(message: Any, index: int) -> dict[str, str]:
     if not isinstance(message, Mapping) or message.get("role") not in (
         "system",
@@ -198,7 +261,9 @@ def _chat_message(message: Any, index: int) -> dict[str, str]:
     text = content_text(content)
     calls = message.get("tool_calls")
     if calls:
-        text = (text + "\n" if text else "") + json.dumps([c.get("function", c) for c in calls], ensure_ascii=False)
+        if not isinstance(calls, list) or not all(isinstance(call, Mapping) for call in calls):
+            raise RequestError(f"messages[{index}].tool_calls: a list of tool call objects")
+        text = (text + "\n" if text else "") + tool_call_text(calls)
     return {"role": role, "content": text}
 
 
@@ -220,8 +285,16 @@ def _choice(index: int, completion: Completion, tool_names: Sequence[str], with_
     if with_logprobs:
         choice["logprobs"] = {
             "content": [
-                {"token": token, "logprob": logprob, "bytes": list(token.encode("utf-8")), "top_logprobs": []}
-                for token, logprob in zip(completion.tokens, completion.logprobs, strict=True)
+                {
+                    "token": token,
+                    "logprob": logprob,
+                    "bytes": list(token.encode("utf-8")),
+                    "top_logprobs": [
+                        {"token": alt, "logprob": alt_logprob, "bytes": list(alt.encode("utf-8"))}
+                        for alt, alt_logprob in (completion.top_logprobs[step] if completion.top_logprobs else [])
+                    ],
+                }
+                for step, (token, logprob) in enumerate(zip(completion.tokens, completion.logprobs, strict=True))
             ]
         }
     return choice
@@ -274,8 +347,13 @@ def parse_tool_calls(text: str, tool_names: Sequence[str]) -> list[dict[str, Any
     return resolved
 
 
-def _stream(answer: Mapping[str, Any]) -> Iterator[str]:
-    """The answer as server-sent events: one chunk per choice, then a usage chunk and ``[DONE]``."""
+def _stream(answer: Mapping[str, Any], include_usage: bool = False) -> Iterator[str]:
+    """The answer as server-sent events: one chunk per choice, a usage chunk if asked, then ``[DONE]``.
+
+    With ``include_usage`` every chunk carries ``"usage": null`` and a last chunk with no choices
+    carries the request's usage (OpenAI's ``stream_options.include_usage``).
+    """
+    extra = {"usage": None} if include_usage else {}
     for choice in answer["choices"]:
         delta = {k: v for k, v in choice["message"].items() if v is not None}
         if "tool_calls" in delta:
@@ -293,8 +371,13 @@ def _stream(answer: Mapping[str, Any]) -> Iterator[str]:
                     "logprobs": choice["logprobs"],
                 }
             ],
+            **extra,
         }
         yield f"data: {json.dumps(chunk)}\n\n"
+    if include_usage:
+        head = {key: answer[key] for key in ("id", "created", "model")}
+        usage = {**head, "object": "chat.completion.chunk", "choices": [], "usage": answer["usage"]}
+        yield f"data: {json.dumps(usage)}\n\n"
     yield "data: [DONE]\n\n"
 
 

@@ -54,3 +54,25 @@ def test_hf_agent_plays_with_the_offline_model(smollm2: object, tmp_path: Path) 
     [step] = _steps(tmp_path, record.trajectory)
     assert step["action"].startswith("type(")
     assert 0 < record.completion_tokens <= 12 and record.generation_seconds > 0
+
+
+def test_a_tool_call_answer_is_played_without_the_prefill_in_front(endpoint: str) -> None:
+    """``eval --tools --prefill``: the endpoint answers with ``tool_calls``; the action is that call alone."""
+    from desktop_gym.agents import EpisodeContext, make_agent
+    from desktop_gym.train.adapters.episode import EnvSource, tool_schemas
+
+    source = EnvSource(options={"action_mode": "api"})
+    name = "CalcTools__set_cell_value"
+    schemas = [s for s in tool_schemas(["calc.enter_value"], source) if s["function"]["name"] == name]
+    # A prefill the greedy model closes into a whole call, which the endpoint returns as tool_calls.
+    prefill = 'CalcTools.set_cell_value(cell="C3", value=5'
+    agent = make_agent(f"openai:m@{endpoint}", AgentOptions(tools=True, prefill=prefill, max_tokens=2))
+    agent.reset("Enter 5 into C3.", EpisodeContext(action_mode="api", tool_schemas=lambda: schemas))
+    action = agent.act({"instruction": "Enter the number 5 into cell C3."}, {})
+    assert agent.last_messages[-1] == {"role": "assistant", "content": prefill}  # the prefill was sent
+    (call,) = json.loads(action)["tool_calls"]
+    assert call["function"]["name"] == "CalcTools__set_cell_value"
+    assert json.loads(call["function"]["arguments"]) == {"cell": "C3", "value": 5}
+    # The env's own parser reads the action as that one API call.
+    (parsed,) = source.exposure().parser.parse(action)
+    assert "set_cell_value" in repr(parsed) and "C3" in repr(parsed)
