@@ -172,6 +172,12 @@ class TaskFileError(TaskError, ValueError):
         super().__init__(message)
 
 
+class TemplateError(TaskError, ValueError):
+    """A template is malformed or names a parameter that does not exist."""
+
+    code = "task_template"
+
+
 class TaskSetupError(TaskError, RuntimeError):
     """A task's setup failed (a file could not be written, an app did not start, ...)."""
 
@@ -202,6 +208,15 @@ class VerifierError(DesktopGymError):
     code = "verifier"
 
 
+class UnknownVerifierError(VerifierError, KeyError):
+    """No verifier is registered under the requested name."""
+
+    code = "unknown_verifier"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 # -- the env -------------------------------------------------------------------------------------
 
 
@@ -221,6 +236,189 @@ class EnvServerError(DesktopGymError, RuntimeError):
     """The env server refused or failed a request."""
 
     code = "env_server"
+
+
+# -- training ------------------------------------------------------------------------------------
+
+
+class TrainingError(DesktopGymError, RuntimeError):
+    """The built-in trainer cannot go on with its config or its data."""
+
+    code = "training"
+
+
+class PromptTooLongError(TrainingError, ValueError):
+    """A prompt (or the prompt budget plus the answer) does not fit the budget or the model's context."""
+
+    code = "prompt_too_long"
+
+
+# -- inside the desktop (the guest sends each as its Guest* counterpart: see guest/server.py) -----
+
+
+class A11yError(DesktopGymError, RuntimeError):
+    """The accessibility tree could not be read."""
+
+    code = "a11y"
+
+
+class A11yUnavailableError(A11yError):
+    """No accessibility bus answers (the app or the session bus is gone)."""
+
+    code = "a11y_unavailable"
+
+
+class A11yTimeoutError(A11yError, TimeoutError):
+    """Reading the accessibility tree took longer than its deadline."""
+
+    code = "a11y_timeout"
+
+
+class A11yNodeNotFoundError(DesktopGymError, LookupError):
+    """The node a GUI script needs is not (yet) in the observation's accessibility tree."""
+
+    code = "a11y_node_not_found"
+
+
+class WindowNotFoundError(DesktopGymError, LookupError):
+    """No managed window has the given id."""
+
+    code = "window_not_found"
+
+
+class AppLaunchError(DesktopGymError, RuntimeError):
+    """An application could not be started (or died while starting)."""
+
+    code = "app_start"
+
+
+class OfficeProfileError(DesktopGymError, RuntimeError):
+    """The LibreOffice profile template could not be built."""
+
+    code = "office_profile"
+
+
+class UnoError(DesktopGymError, RuntimeError):
+    """A UNO call failed, or the office is unreachable."""
+
+    code = "uno"
+
+
+class UnoTimeoutError(UnoError, TimeoutError):
+    """A UNO call did not return before its deadline (the office may hang)."""
+
+    code = "uno_timeout"
+
+
+class ApiArgumentError(DesktopGymError, ValueError):
+    """The arguments of an API call do not fit the method's signature; the message names the arg."""
+
+    code = "api_argument"
+
+
+class UnknownApiMethodError(DesktopGymError, LookupError):
+    """The tool class has no such method (the message names the closest ones)."""
+
+    code = "unknown_api_method"
+
+
+class UnknownAppApiError(DesktopGymError, LookupError):
+    """No tool class exists for the app (or tool class name) asked for."""
+
+    code = "unknown_app_api"
+
+
+class ApiCallError(DesktopGymError, RuntimeError):
+    """The app refused a well-formed API call (the message says why)."""
+
+    code = "api_refused"
+
+
+# -- actions, apps, backends, images, the host's tools -------------------------------------------
+
+
+class LimitError(ActionError, ValueError):
+    """An action asks for more than ``ActionLimits`` allows."""
+
+    code = "action_limit"
+
+
+class CoordinateError(ActionError, ValueError):
+    """A coordinate lies outside the screen (or outside 0-1000 when normalized)."""
+
+    code = "coordinate"
+
+
+class AppPluginError(DesktopGymError, RuntimeError):
+    """An entry point of ``desktop_gym.apps`` does not name an ``AppSpec`` (the message names it)."""
+
+    code = "app_plugin"
+
+
+class EngineUnavailableError(BackendError):
+    """No container engine answers (the message says how to start one)."""
+
+    code = "engine_unavailable"
+
+
+class QmpError(DesktopGymError, RuntimeError):
+    """A QMP command failed or QEMU did not connect."""
+
+    code = "qmp"
+
+
+class BackendCheckError(DesktopGymError, AssertionError):
+    """A backend failed its conformance checks (the message lists each failure)."""
+
+    code = "backend_check"
+
+
+class ImageBuildError(DesktopGymError, RuntimeError):
+    """The image could not be built (the message names the step that failed)."""
+
+    code = "image_build"
+
+
+class RootfsError(DesktopGymError, RuntimeError):
+    """A root filesystem step (mirror lookup, debootstrap, chroot command) failed."""
+
+    code = "rootfs"
+
+
+class SystemDependencyError(DesktopGymError, RuntimeError):
+    """A system package the desktop needs is missing."""
+
+    code = "system_dependency"
+
+
+class CapacityError(DesktopGymError, RuntimeError):
+    """No desktop can be given out now: the configured maximum or free memory is reached."""
+
+    code = "capacity"
+
+
+class UnknownAgentError(DesktopGymError, ValueError):
+    """An agent string no registered kind understands."""
+
+    code = "unknown_agent"
+
+
+class ModelNotAvailableError(DesktopGymError, RuntimeError):
+    """The default model's wheel (or the libraries to load it) is not installed."""
+
+    code = "model_not_available"
+
+
+class EpisodeNotRunningError(DesktopGymError, RuntimeError):
+    """An action arrived while no episode runs (before ``start``, or after the episode ended)."""
+
+    code = "episode_not_running"
+
+
+class ResultsError(DesktopGymError, ValueError):
+    """A results file or output folder that cannot be used (names the file and the problem)."""
+
+    code = "results"
 
 
 def _episode_not_started_error() -> type[DesktopGymError]:

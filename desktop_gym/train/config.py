@@ -71,12 +71,17 @@ class ModelSection:
 
     Args:
         path: a transformers model folder, or ``default`` (SmolLM2-135M-Instruct, offline).
-        bf16: bfloat16 autocast for generation and training.
+        bf16: bfloat16 autocast for generation and training, on the model's device.
+        bf16_weights: keep the weights themselves in bfloat16 (half the memory; on a GPU).
         lora_rank: train a LoRA adapter of this rank (peft) instead of all weights (0: full).
         lora_alpha: LoRA scaling.
         temperature: sampling temperature for rollouts.
         max_new_tokens: the longest action in tokens.
-        max_prompt_tokens: prompts are left-truncated to this.
+        max_prompt_tokens: the prompt budget, the same for sampling and training (the chat
+            template, the prefill included); with ``max_new_tokens`` it must fit the model's context.
+        prompt_overflow: what a prompt over the budget does, in sampling and training alike:
+            ``error`` (a ``PromptTooLongError`` naming the sizes) or ``left`` (keep its last
+            ``max_prompt_tokens`` tokens, with a warning).
         device: ``auto`` (CUDA when there, else CPU), ``cpu`` or ``cuda``.
         one_line: cut each sampled action at its first newline (the answer format is one line);
             the kept tokens end with end-of-turn, so the model is trained to stop there.
@@ -86,11 +91,13 @@ class ModelSection:
 
     path: str = "default"
     bf16: bool = True
+    bf16_weights: bool = False
     lora_rank: int = 0
     lora_alpha: int = 16
     temperature: float = 1.0
     max_new_tokens: int = 24
     max_prompt_tokens: int = 1024
+    prompt_overflow: str = "error"
     device: str = "auto"
     one_line: bool = True
     threads: int = 0
@@ -110,9 +117,14 @@ class RLSection:
         eval_group: episodes per held-out seed.
         learning_rate: AdamW learning rate of the RL phase.
         micro_batch: samples per forward/backward pass.
-        updates_per_iteration: passes over the iteration's samples.
+        mini_batch: samples per optimizer step (0: all of the iteration's samples, one step per pass).
+        updates_per_iteration: passes over the iteration's samples (PPO epochs); the old log-probs
+            are frozen once before the first, so from the second optimizer step on the ratio moves
+            and the clip acts.
         skip_zero_advantage: drop samples whose advantage is 0 (their only gradient is the KL term).
-        task_normalize: AgentRL's task advantage normalization.
+        task_normalize: AgentRL's task normalization: every group (the G episodes of one task
+            instance) weighs the same in the loss, however many steps its trajectories have (off:
+            every step weighs the same, so long tasks dominate).
         reward_rule: ``computerrl``, ``computerrl_abnormal`` or ``verifier_score``.
         frontier: sample task instances with Frontier Sampling (else uniformly).
         asynchronous: collect the next batch while the learner updates.
@@ -131,9 +143,10 @@ class RLSection:
     eval_group: int = 1
     learning_rate: float = 1e-5
     micro_batch: int = 8
+    mini_batch: int = 0
     updates_per_iteration: int = 1
     skip_zero_advantage: bool = True
-    task_normalize: bool = False
+    task_normalize: bool = True
     reward_rule: str = "computerrl"
     frontier: bool = True
     asynchronous: bool = False

@@ -4,7 +4,8 @@ Why these choices: one API call solves the task, so an episode is one step (rese
 loaded 2-core machine, the step under 1 s); the prompt lists only that call and prefills
 ``CalcTools.set_cell_value(cell="`` so the model's first tokens are the cell; success needs the
 right cell and the value as a number (the untrained model often quotes it as text or picks the
-wrong cell), which gives GRPO groups with mixed rewards from the first iteration.
+wrong cell), which gives GRPO groups with mixed rewards from the first iteration. Two passes per
+iteration over the batch: the second is off-policy by one optimizer step, so the clip acts.
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ def demo_config(output: str = "runs/train-demo") -> TrainConfig:
             eval_seeds=20,
             learning_rate=5e-5,
             micro_batch=16,
+            updates_per_iteration=2,
         ),
         grpo=GRPOConfig(kl_coef=0.02),
         # The plateau rule over windows of one iteration (this task is learned in 3-4 iterations); the
-        # fallback only if success never levels off. SFT uses diverse successes from the whole phase
-        # with a label-smoothed target: plain SFT on a collapsed policy's successes sharpened it further.
+        # fallback only if success never levels off. SFT is plain next-token SFT on diverse successes
+        # of the whole phase, sampled per task instance (label smoothing stays an option, off).
         entropulse=EntropulseConfig(
             window=1,
             entropy_drop=0.5,
@@ -51,7 +53,7 @@ def demo_config(output: str = "runs/train-demo") -> TrainConfig:
             sft_per_task=2,
             sft_batch_size=8,
             sft_learning_rate=2e-5,
-            sft_label_smoothing=0.1,
+            sft_label_smoothing=0.0,
             max_phases=1,
         ),
     )

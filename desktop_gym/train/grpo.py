@@ -3,8 +3,10 @@
 The group of task q is every step of its G trajectories; each step's advantage is
 ``(r - mean(R)) / (std(R) + eps)`` over the whole group (population std). A group with zero
 variance (all succeeded or all failed) gives zero advantages: no signal, no update. Each step
-(prompt, response) is one sample; the clipped-ratio objective plus a low-variance KL term to the
-reference model is averaged over tokens within a step, then over all steps.
+(prompt, response) is one sample; the clipped-ratio objective (PPO's, with DAPO's clip-higher:
+``clip_low`` and ``clip_high`` apart) plus a low-variance KL term to the reference model is
+averaged over tokens within a step, then over steps, each step weighted (:func:`group_weights`:
+with AgentRL's task normalization every group weighs the same however many steps it has).
 
 Asynchronous training samples with a policy older than the one being updated: the truncated
 importance weight ``min(pi_old / pi_behavior, stale_ratio_cap)`` (detached) corrects that bias.
@@ -32,9 +34,7 @@ def group_advantages(rewards: Sequence[float], eps: float = EPS) -> np.ndarray:
     return (values - values.mean()) / (std + eps)
 
 
-def step_advantages(
-    rewards: Sequence[float], groups: Sequence[Hashable], eps: float = EPS, task_normalize: bool = False
-) -> np.ndarray:
+def step_advantages(rewards: Sequence[float], groups: Sequence[Hashable], eps: float = EPS) -> np.ndarray:
     """Advantages of a batch of steps, each step normalized within its group.
 
     Args:
@@ -42,8 +42,6 @@ def step_advantages(
         groups: one group key per step (the task and its sampling round: every step of the G
             trajectories of one task prompt shares a key).
         eps: added to the std.
-        task_normalize: AgentRL's task advantage normalization: afterwards rescale each group's
-            non-zero advantages to unit std, so tasks with few or many steps weigh the same.
 
     Raises:
         ValueError: ``rewards`` and ``groups`` differ in length.
@@ -52,15 +50,33 @@ def step_advantages(
         raise ValueError(f"rewards has {len(rewards)} entries but groups has {len(groups)}")
     values = np.asarray(rewards, dtype=np.float64)
     result = np.zeros_like(values)
+    for indices in _members(groups).values():
+        result[indices] = group_advantages(values[indices], eps)
+    return result
+
+
+def group_weights(groups: Sequence[Hashable], task_normalize: bool = True) -> np.ndarray:
+    """Per-step loss weights; with ``task_normalize`` every group's steps together weigh the same.
+
+    AgentRL's task normalization: without it the loss is a mean over steps, so a task whose
+    trajectories take 10 steps pulls 10 times harder than a one-step task. With it step i of a
+    group of n_g steps weighs ``N / (G * n_g)`` (N steps, G groups): the weights still average 1
+    and each group's share of the loss is 1/G. Without it every weight is 1.
+    """
+    weights = np.ones(len(groups), dtype=np.float64)
+    if not task_normalize or not len(groups):
+        return weights
+    members = _members(groups)
+    for indices in members.values():
+        weights[indices] = len(groups) / (len(members) * len(indices))
+    return weights
+
+
+def _members(groups: Sequence[Hashable]) -> dict[Hashable, list[int]]:
     members: dict[Hashable, list[int]] = {}
     for index, key in enumerate(groups):
         members.setdefault(key, []).append(index)
-    for indices in members.values():
-        advantages = group_advantages(values[indices], eps)
-        if task_normalize and np.any(advantages):
-            advantages = (advantages - advantages.mean()) / (advantages.std() + eps)
-        result[indices] = advantages
-    return result
+    return members
 
 
 @dataclass(frozen=True)
@@ -95,20 +111,25 @@ def grpo_loss(
     config: GRPOConfig = GRPOConfig(),
     logp_ref: Any | None = None,
     logp_behavior: Any | None = None,
+    weights: Any | None = None,
 ) -> tuple[Any, dict[str, float]]:
-    """The step-level GRPO loss over a batch of steps (torch tensors).
+    """The step-level GRPO loss over a batch of steps (torch tensors, all on one device).
 
     Args:
         logp: ``[steps, tokens]`` log-probs of the response tokens under the policy being trained.
-        logp_old: the same under the policy before this update (detached).
+        logp_old: the same under the policy before this iteration's first update (frozen).
         advantages: ``[steps]`` step advantages.
         mask: ``[steps, tokens]`` 1 for response tokens, 0 for padding.
         config: clipping and KL.
         logp_ref: log-probs under the reference model (needed when ``kl_coef > 0``).
         logp_behavior: log-probs under the policy that sampled (async; None when on-policy).
+        weights: ``[steps]`` step weights (:func:`group_weights`); the loss is their weighted mean.
 
     Returns:
-        The scalar loss and diagnostics (``clip_fraction``, ``kl``, ``importance_weight``).
+        The scalar loss and diagnostics over the masked tokens: ``clip_fraction`` (share of tokens
+        whose ratio lies outside ``[1 - clip_low, 1 + clip_high]``), ``kl``, ``importance_weight``
+        (mean stale-sample weight), ``ratio_mean``/``ratio_min``/``ratio_max`` (pi / pi_old) and
+        ``tokens``.
     """
     import torch
 
@@ -128,14 +149,24 @@ def grpo_loss(
         per_token = per_token + config.kl_coef * kl
     tokens = mask.sum(-1).clamp(min=1)
     per_step = (per_token * mask).sum(-1) / tokens
-    loss = per_step.mean()
+    if weights is None:
+        loss = per_step.mean()
+    else:
+        weights = weights.to(logp.dtype)
+        loss = (per_step * weights).sum() / weights.sum().clamp(min=1e-12)
     with torch.no_grad():
         total = mask.sum().clamp(min=1)
         was_clipped = ((ratio - clipped).abs() > 1e-8).to(logp.dtype)
+        inside = mask > 0
+        seen = ratio[inside] if bool(inside.any()) else torch.ones(1, device=ratio.device)
         stats = {
             "clip_fraction": float((was_clipped * mask).sum() / total),
             "kl": float((kl * mask).sum() / total),
             "importance_weight": float((weight * mask).sum() / total),
+            "ratio_mean": float(seen.mean()),
+            "ratio_min": float(seen.min()),
+            "ratio_max": float(seen.max()),
+            "tokens": float(mask.sum()),
         }
     return loss, stats
 

@@ -2,41 +2,102 @@
 
 A sample is one step: the chat the policy saw (prefill split off), the prefill, and the response
 tokens. The prompt is templated exactly as generation templated it (``desktop_gym.llm``'s
-``chat_prompt``), and the response keeps the token ids the policy sampled, so nothing is
+``chat_prompt``) and cut by the same rule (:func:`prompt_token_ids`, one prompt budget for
+sampling and training), and the response keeps the token ids the policy sampled, so nothing is
 re-tokenized between sampling and training. Steps recorded without token ids (behavior-cloning
 data) are tokenized from their completion text plus the end-of-turn token.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .prompts import split_prefill
+from ..errors import PromptTooLongError
+from .prompts import Message, split_prefill
 from .trajectory import Step
 
 END_OF_TURN = "<|im_end|>"
+PROMPT_OVERFLOW_RULES = ("error", "left")
 
 
 @dataclass
 class Sample:
-    """One training sample: a step's prompt and response as token ids, and its advantage."""
+    """One training sample: a step's prompt and response as token ids, its advantage and loss weight.
+
+    ``old_logprobs`` and ``ref_logprobs`` (one per response token) are filled by the GRPO update
+    once per iteration, before its first optimizer step, and stay fixed over all its passes.
+    """
 
     prompt_ids: list[int]
     response_ids: list[int]
     advantage: float = 0.0
     behavior_logprobs: list[float] | None = None
     policy_version: int = 0
+    weight: float = 1.0
+    old_logprobs: list[float] | None = None
+    ref_logprobs: list[float] | None = None
 
 
-def step_sample(tokenizer: Any, step: Step, advantage: float = 0.0, max_prompt_tokens: int = 1024) -> Sample:
-    """The ``Sample`` of a recorded step (prompt left-truncated to ``max_prompt_tokens``)."""
+def prompt_token_ids(
+    tokenizer: Any, messages: Sequence[Message], max_prompt_tokens: int, overflow: str = "error"
+) -> list[int]:
+    """The prompt's token ids as generation and training both see them (the one prompt budget).
+
+    The chat is templated with the assistant turn opened and the prefill appended. A prompt longer
+    than ``max_prompt_tokens`` is, by ``overflow``: ``"error"`` a :class:`PromptTooLongError`;
+    ``"left"`` cut to its last ``max_prompt_tokens`` tokens (the start of the system prompt is lost;
+    a warning says so).
+
+    Raises:
+        PromptTooLongError: the prompt exceeds the budget and ``overflow`` is ``"error"``.
+        ValueError: an unknown ``overflow`` rule.
+    """
     from ..llm.generation import chat_prompt
 
-    messages, prefill = split_prefill(step.messages)
-    prompt = chat_prompt(tokenizer, messages, prefill=prefill)
-    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"][-max_prompt_tokens:]
+    if overflow not in PROMPT_OVERFLOW_RULES:
+        raise ValueError(f"model.prompt_overflow must be one of {PROMPT_OVERFLOW_RULES}, got {overflow!r}")
+    chat, prefill = split_prefill(messages)
+    ids = tokenizer(chat_prompt(tokenizer, chat, prefill=prefill), add_special_tokens=False)["input_ids"]
+    if len(ids) <= max_prompt_tokens:
+        return [int(i) for i in ids]
+    if overflow == "error":
+        raise PromptTooLongError(
+            f"a prompt has {len(ids)} tokens, over model.max_prompt_tokens={max_prompt_tokens} "
+            "(shorten the prompt: prompt.actions_text, prompt.a11y_max_nodes, prompt.history; raise the "
+            "budget; or set model.prompt_overflow: left to keep its last tokens)"
+        )
+    warnings.warn(
+        f"a prompt of {len(ids)} tokens was cut to its last {max_prompt_tokens} (model.prompt_overflow=left)",
+        stacklevel=2,
+    )
+    return [int(i) for i in ids[-max_prompt_tokens:]]
+
+
+def check_context(model: Any, max_prompt_tokens: int, max_new_tokens: int) -> None:
+    """Fail early when the prompt budget plus the longest answer exceeds the model's context.
+
+    Raises:
+        PromptTooLongError: ``max_prompt_tokens + max_new_tokens`` is over the model's
+            ``max_position_embeddings`` (names both fields and the model's limit).
+    """
+    config = getattr(model, "config", None)
+    config = getattr(config, "text_config", None) or config
+    context = getattr(config, "max_position_embeddings", None)
+    if isinstance(context, int) and max_prompt_tokens + max_new_tokens > context:
+        raise PromptTooLongError(
+            f"model.max_prompt_tokens ({max_prompt_tokens}) + model.max_new_tokens ({max_new_tokens}) "
+            f"exceeds the model's context of {context} tokens"
+        )
+
+
+def step_sample(
+    tokenizer: Any, step: Step, advantage: float = 0.0, max_prompt_tokens: int = 1024, overflow: str = "error"
+) -> Sample:
+    """The ``Sample`` of a recorded step (its prompt cut by :func:`prompt_token_ids`)."""
+    prompt_ids = prompt_token_ids(tokenizer, step.messages, max_prompt_tokens, overflow)
     token_ids = step.info.get("token_ids")
     if token_ids:
         response_ids = [int(t) for t in token_ids]
@@ -47,58 +108,90 @@ def step_sample(tokenizer: Any, step: Step, advantage: float = 0.0, max_prompt_t
     return Sample(prompt_ids, response_ids, advantage, behavior, step.policy_version)
 
 
-def batch_tensors(samples: Sequence[Sample], pad_id: int) -> dict[str, Any]:
+def batch_tensors(samples: Sequence[Sample], pad_id: int, device: Any = None) -> dict[str, Any]:
     """Right-padded ``input_ids``/``attention_mask`` and a response mask aligned with next-token log-probs.
 
     ``response_mask[b, t]`` is 1 when token ``t + 1`` of row ``b`` is a response token, matching
     ``logits[:, :-1]`` predicting ``input_ids[:, 1:]``. ``behavior`` holds sampling log-probs at
-    the same positions where ``behavior_known`` is 1.
+    the same positions where ``behavior_known`` is 1; ``old`` and ``ref`` hold the frozen
+    pre-update and reference log-probs (zeros where a sample has none). Every tensor is put on
+    ``device`` (the model's device; None keeps the CPU).
     """
     import torch
 
     length = max(len(s.prompt_ids) + len(s.response_ids) for s in samples)
+    shape = (len(samples), length - 1)
     input_ids = torch.full((len(samples), length), pad_id, dtype=torch.long)
     attention = torch.zeros((len(samples), length), dtype=torch.long)
-    response = torch.zeros((len(samples), length - 1))
-    behavior = torch.zeros((len(samples), length - 1))
-    behavior_known = torch.zeros((len(samples), length - 1))
+    response = torch.zeros(shape)
+    behavior, behavior_known, old, ref = (torch.zeros(shape) for _ in range(4))
     for row, sample in enumerate(samples):
         ids = sample.prompt_ids + sample.response_ids
         input_ids[row, : len(ids)] = torch.tensor(ids)
         attention[row, : len(ids)] = 1
         start = len(sample.prompt_ids) - 1
-        response[row, start : start + len(sample.response_ids)] = 1
+        span = slice(start, start + len(sample.response_ids))
+        response[row, span] = 1
         if sample.behavior_logprobs is not None:
-            behavior[row, start : start + len(sample.response_ids)] = torch.tensor(sample.behavior_logprobs)
-            behavior_known[row, start : start + len(sample.response_ids)] = 1
-    advantages = torch.tensor([s.advantage for s in samples], dtype=torch.float32)
-    return {
+            behavior[row, span] = torch.tensor(sample.behavior_logprobs)
+            behavior_known[row, span] = 1
+        if sample.old_logprobs is not None:
+            old[row, span] = torch.tensor(sample.old_logprobs)
+        if sample.ref_logprobs is not None:
+            ref[row, span] = torch.tensor(sample.ref_logprobs)
+    batch = {
         "input_ids": input_ids,
         "attention_mask": attention,
         "response_mask": response,
         "behavior": behavior,
         "behavior_known": behavior_known,
-        "advantages": advantages,
+        "old": old,
+        "ref": ref,
+        "advantages": torch.tensor([s.advantage for s in samples], dtype=torch.float32),
+        "weights": torch.tensor([s.weight for s in samples], dtype=torch.float32),
     }
+    if device is not None:
+        batch = {key: value.to(device) for key, value in batch.items()}
+    return batch
+
+
+def response_values(values: Any, sample: Sample) -> list[float]:
+    """One row of a ``[L-1]`` per-position tensor, at ``sample``'s response positions, as floats."""
+    start = len(sample.prompt_ids) - 1
+    return [float(v) for v in values[start : start + len(sample.response_ids)].tolist()]
+
+
+def model_device(model: Any) -> Any:
+    """The device of the model's first parameter."""
+    return next(model.parameters()).device
 
 
 def token_logprobs(
-    model: Any, batch: dict[str, Any], bf16: bool, with_entropy: bool = False, label_smoothing: float = 0.0
+    model: Any,
+    batch: dict[str, Any],
+    bf16: bool,
+    with_entropy: bool = False,
+    label_smoothing: float = 0.0,
+    temperature: float = 1.0,
 ) -> tuple[Any, Any]:
     """Log-probs of each next token (``[B, L-1]``) and, if asked, the distribution's entropy there.
 
-    With ``label_smoothing`` e the first tensor is instead the log-likelihood of the smoothed target
-    (1 - e on the token, e spread evenly over the vocabulary): ``(1 - e) log p(token) + e mean_v log p(v)``.
-    Runs under bfloat16 autocast on the CPU when ``bf16`` (and on CUDA when the model is there);
-    log-softmax is taken in float32.
+    ``temperature`` divides the logits first (pass the sampling temperature, so the trained
+    distribution is the one that sampled; 0, greedy, counts as 1). With ``label_smoothing`` e the
+    first tensor is instead the log-likelihood of the smoothed target (1 - e on the token, e spread
+    evenly over the vocabulary): ``(1 - e) log p(token) + e mean_v log p(v)``. Runs under bfloat16
+    autocast on the model's device type when ``bf16``; log-softmax is taken in float32.
     """
     import torch
 
-    device = next(model.parameters()).device
+    device = model_device(model)
     input_ids = batch["input_ids"].to(device)
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
         logits = model(input_ids=input_ids, attention_mask=batch["attention_mask"].to(device)).logits[:, :-1]
-    logp_all = logits.float().log_softmax(-1)
+    logits = logits.float()
+    if temperature > 0 and temperature != 1.0:
+        logits = logits / temperature
+    logp_all = logits.log_softmax(-1)
     chosen = logp_all.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
     if label_smoothing:
         chosen = (1 - label_smoothing) * chosen + label_smoothing * logp_all.mean(-1)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .config import TrainConfig
-from .model_ops import Sample, batch_tensors, step_sample, token_logprobs
+from .model_ops import Sample, batch_tensors, model_device, step_sample, token_logprobs
 from .prompts import PromptConfig, Turn, build_messages, system_prompt, text_only
 from .trajectory import Step, Trajectory, load_trajectories
 
@@ -51,7 +51,7 @@ def sft_updates(
     for _ in range(min(steps, MAX_BC_STEPS)):
         picks = rng.choice(len(samples), size=min(batch_size, len(samples)), replace=False)
         optimizer.zero_grad(set_to_none=True)
-        batch = batch_tensors([samples[int(i)] for i in picks], pad_id)
+        batch = batch_tensors([samples[int(i)] for i in picks], pad_id, model_device(model))
         logp, _ = token_logprobs(model, batch, bf16, label_smoothing=label_smoothing)
         loss = sft_loss(logp, batch["response_mask"])
         loss.backward()
@@ -98,8 +98,9 @@ def behavior_clone(config: TrainConfig, folder: str | Path, steps: int = 20) -> 
         import torch
 
         torch.set_num_threads(config.model.threads)
-    tokenizer, model = load_policy_model(config.model.path, config.model.device)
-    samples = [step_sample(tokenizer, step, 0.0, config.model.max_prompt_tokens) for step in recorded]
+    section = config.model
+    tokenizer, model = load_policy_model(section.path, section.device, section.bf16_weights)
+    samples = [step_sample(tokenizer, s, 0.0, section.max_prompt_tokens, section.prompt_overflow) for s in recorded]
     loss = sft_updates(
         model,
         samples,

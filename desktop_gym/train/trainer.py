@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,52 +20,37 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoint import (
+    BUFFER_FILE,
+    RNG_FILE,
+    load_buffer,
+    load_torch_rng,
+    numpy_rng_state,
+    save_buffer,
+    save_torch_rng,
+    set_numpy_rng_state,
+)
 from .config import TrainConfig, config_dict
 from .entropulse import EntropulseTrigger, sample_sft_steps
-from .grpo import grpo_loss, step_advantages, summarize_groups
+from .grpo import group_weights, step_advantages, summarize_groups
 from .metrics import MetricsLog, wilson_interval
-from .model_ops import Sample, batch_tensors, chunks, step_sample, token_logprobs
+from .model_ops import Sample, batch_tensors, check_context, chunks, model_device, step_sample, token_logprobs
 from .plots import plot_metrics
-from .prompts import Generation, Messages
+from .policy_model import VersionedPolicy
 from .rollout import EpisodeSpec, RolloutCollector, RolloutStats, grouped_episodes
 from .sampling import FrontierSampler
 from .sft import sft_updates
 from .trajectory import Trajectory
+from .update import UpdateOptions, grpo_update
+
+__all__ = ["Trainer", "VersionedPolicy", "load_policy_model", "make_envs"]
 
 
-class VersionedPolicy:
-    """A local model as a ``Policy`` whose generations carry the weights' version."""
+def load_policy_model(path: str, device: str, bf16_weights: bool = False) -> tuple[Any, Any]:
+    """``(tokenizer, model)`` for ``path`` (``default``: the offline SmolLM2-135M-Instruct) on ``device``.
 
-    def __init__(self, model: Any, tokenizer: Any, temperature: float, max_new_tokens: int, one_line: bool) -> None:
-        from ..llm.policy import LocalModelPolicy, SamplingOptions
-
-        self.model = model
-        self.tokenizer = tokenizer
-        self.version = 0
-        self.one_line = one_line
-        self._inner = LocalModelPolicy(model, tokenizer, SamplingOptions(max_new_tokens, temperature))
-
-    def generate(self, batch: Sequence[Messages]) -> list[Generation]:
-        generations = self._inner.generate(batch)
-        for generation in generations:
-            generation.policy_version = self.version
-            if self.one_line and "\n" in generation.text:
-                self._cut_at_newline(generation)
-        return generations
-
-    def _cut_at_newline(self, generation: Generation) -> None:
-        """Keep the first line, as tokens ending in end-of-turn (the model learns to stop there)."""
-        from .model_ops import END_OF_TURN
-
-        generation.text = generation.text.split("\n", 1)[0]
-        ids = self.tokenizer(generation.text + END_OF_TURN, add_special_tokens=False)["input_ids"]
-        generation.token_ids = [int(i) for i in ids]
-        generation.token_logprobs = None  # these tokens were not all sampled: no behavior log-probs
-        generation.extra["cut_at_newline"] = True
-
-
-def load_policy_model(path: str, device: str) -> tuple[Any, Any]:
-    """``(tokenizer, model)`` for ``path`` (``default``: the offline SmolLM2-135M-Instruct) on ``device``."""
+    ``bf16_weights`` casts the weights to bfloat16 (else they keep their float32).
+    """
     import torch
 
     from ..llm.model import load_default_model, load_model
@@ -72,7 +58,8 @@ def load_policy_model(path: str, device: str) -> tuple[Any, Any]:
     tokenizer, model = load_default_model() if path == "default" else load_model(path)
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    return tokenizer, model.to(device)
+    model = model.to(device)
+    return tokenizer, model.to(torch.bfloat16) if bf16_weights else model
 
 
 def make_envs(config: TrainConfig) -> list[Any]:
@@ -125,7 +112,9 @@ class Trainer:
         self.progress = progress
         self._owns_envs = envs is None
         self.envs = list(envs) if envs is not None else make_envs(config)
-        self.tokenizer, self.model = model or load_policy_model(config.model.path, config.model.device)
+        section = config.model
+        self.tokenizer, self.model = model or load_policy_model(section.path, section.device, section.bf16_weights)
+        check_context(self.model, section.max_prompt_tokens, section.max_new_tokens)
         if config.model.lora_rank:
             from peft import LoraConfig, get_peft_model
 
@@ -156,7 +145,21 @@ class Trainer:
 
     def _versioned_policy(self, model: Any) -> VersionedPolicy:
         section = self.config.model
-        return VersionedPolicy(model, self.tokenizer, section.temperature, section.max_new_tokens, section.one_line)
+        return VersionedPolicy(
+            model,
+            self.tokenizer,
+            section.temperature,
+            section.max_new_tokens,
+            section.one_line,
+            section.max_prompt_tokens,
+            section.prompt_overflow,
+            section.bf16,
+        )
+
+    def _sample(self, step: Any, advantage: float = 0.0) -> Sample:
+        """A step as a training sample, its prompt cut by the same budget and rule as sampling."""
+        section = self.config.model
+        return step_sample(self.tokenizer, step, advantage, section.max_prompt_tokens, section.prompt_overflow)
 
     # ------------------------------------------------------------------ the run
     def run(self, evaluate: bool = True) -> dict[str, Any]:
@@ -225,35 +228,43 @@ class Trainer:
         return trajectories, copy.copy(self.collector.stats)
 
     def rl_update(self, trajectories: list[Trajectory], stats: RolloutStats) -> None:
-        """One GRPO update on an iteration's trajectories; logs the iteration's metrics."""
+        """One GRPO update on an iteration's trajectories; logs the iteration's metrics.
+
+        The logged ``entropy`` is the policy's mean per-token entropy (at the sampling temperature)
+        over the response tokens of every step of the iteration, measured before its update.
+        """
         rl, started = self.config.rl, time.perf_counter()
         steps = [(t, step) for t in trajectories for step in t.steps]
         rewards = [step.reward for _, step in steps]
         groups = [t.meta.get("group", t.task_id) for t, _ in steps]
-        advantages = step_advantages(rewards, groups, task_normalize=rl.task_normalize)
+        advantages = step_advantages(rewards, groups)
         lag = [self.policy.version - step.policy_version for _, step in steps]
         keep = [
             i
             for i in range(len(steps))
             if lag[i] <= rl.max_policy_lag and (not rl.skip_zero_advantage or advantages[i] != 0)
         ]
-        samples = [
-            step_sample(self.tokenizer, steps[i][1], float(advantages[i]), self.config.model.max_prompt_tokens)
-            for i in keep
-        ]
-        self._last_rl_samples = [
-            step_sample(self.tokenizer, s, 0.0, self.config.model.max_prompt_tokens) for _, s in steps[:16]
-        ]
-        losses, kls, entropies = [], [], []
+        weights = group_weights([groups[i] for i in keep], rl.task_normalize)
+        samples = [self._sample(steps[i][1], float(advantages[i])) for i in keep]
+        for sample, weight in zip(samples, weights, strict=True):
+            sample.weight = float(weight)
+        kept = set(keep)
+        rest = [self._sample(steps[i][1]) for i in range(len(steps)) if i not in kept]
+        self._last_rl_samples = [self._sample(s) for _, s in steps[:16]]
+        update: dict[str, float] = {}
         if samples:
-            for _ in range(rl.updates_per_iteration):
-                loss, kl, entropy = self._grpo_pass(samples)
-                losses.append(loss)
-                kls.append(kl)
-                entropies.append(entropy)
+            update = grpo_update(
+                self.model,
+                self.reference,
+                self.optimizer,
+                samples,
+                self.tokenizer.pad_token_id or 0,
+                self._update_options(),
+                self.rng,
+                measure_only=rest,
+            )
             self.policy.version += 1
-        else:
-            entropies.append(self._entropy(self._last_rl_samples))
+        entropy = update.pop("entropy") if update else self._entropy(rest)
         per_instance: dict[str, list[float]] = {}
         for trajectory in trajectories:
             per_instance.setdefault(f"{trajectory.task_id}#{trajectory.seed}", []).append(float(trajectory.success))
@@ -261,15 +272,25 @@ class Trainer:
         self.buffer += [t for t in trajectories if t.success]
         success = float(np.mean([t.success for t in trajectories])) if trajectories else 0.0
         seconds = stats.seconds + time.perf_counter() - started
+        lengths = [len(s.response_ids) for s in samples + rest]
         self.last = self.metrics.write(
             "iteration",
             iteration=self.iteration,
             phase="rl",
             success=success,
             reward=float(np.mean(rewards)) if rewards else 0.0,
-            entropy=float(np.mean(entropies)),
-            kl=float(np.mean(kls)) if kls else None,  # None: no sample carried signal, no update
-            loss=float(np.mean(losses)) if losses else None,
+            entropy=entropy,
+            kl=update.get("kl"),  # None: no sample carried signal, no update
+            loss=update.get("loss"),
+            clip_fraction=update.get("clip_fraction"),
+            ratio_mean=update.get("ratio_mean"),
+            ratio_min=update.get("ratio_min"),
+            ratio_max=update.get("ratio_max"),
+            importance_weight=update.get("importance_weight"),
+            grad_norm=update.get("grad_norm"),
+            grad_norm_max=update.get("grad_norm_max"),
+            optimizer_steps=int(update.get("optimizer_steps", 0)),
+            response_tokens=float(np.mean(lengths)) if lengths else 0.0,
             steps_per_s=len(steps) / max(seconds, 1e-9),
             tokens_per_s=stats.tokens / max(stats.generate_seconds, 1e-9),
             policy_lag=float(np.mean(lag)) if lag else 0.0,
@@ -281,46 +302,34 @@ class Trainer:
         )
         self._print(self.last)
 
-    def _grpo_pass(self, samples: list[Sample]) -> tuple[float, float, float]:
-        import torch
-
-        config, bf16 = self.config, self.config.model.bf16
-        pad = self.tokenizer.pad_token_id or 0
-        self.optimizer.zero_grad(set_to_none=True)
-        losses, kls, entropies = [], [], []
-        for part in chunks(samples, config.rl.micro_batch):
-            batch = batch_tensors(part, pad)
-            mask = batch["response_mask"]
-            with torch.no_grad():
-                ref = token_logprobs(self.reference, batch, bf16)[0] if self.reference is not None else None
-                # One pass per batch is on-policy: the old log-probs are the current ones (ratio 1),
-                # which saves a forward pass; more passes need the frozen pre-update values.
-                old = token_logprobs(self.model, batch, bf16)[0] if config.rl.updates_per_iteration > 1 else None
-            logp, entropy = token_logprobs(self.model, batch, bf16, with_entropy=True)
-            old = logp.detach() if old is None else old
-            behavior = None
-            if config.rl.asynchronous:  # unknown sampling log-probs count as on-policy (weight 1)
-                behavior = torch.where(batch["behavior_known"] > 0, batch["behavior"], old)
-            loss, stats = grpo_loss(logp, old, batch["advantages"], mask, config.grpo, ref, behavior)
-            (loss * len(part) / len(samples)).backward()
-            losses.append(float(loss.detach()) * len(part))
-            kls.append(stats["kl"] * len(part))
-            entropies.append(float((entropy.detach() * mask).sum() / mask.sum().clamp(min=1)) * len(part))
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), config.rl.max_grad_norm)
-        self.optimizer.step()
-        count = len(samples)
-        return sum(losses) / count, sum(kls) / count, sum(entropies) / count
+    def _update_options(self) -> UpdateOptions:
+        rl, section = self.config.rl, self.config.model
+        return UpdateOptions(
+            passes=rl.updates_per_iteration,
+            mini_batch=rl.mini_batch,
+            micro_batch=rl.micro_batch,
+            temperature=section.temperature,
+            bf16=section.bf16,
+            max_grad_norm=rl.max_grad_norm,
+            stale_correction=rl.asynchronous,
+            grpo=self.config.grpo,
+        )
 
     def _entropy(self, samples: list[Sample]) -> float:
         import torch
 
         if not samples:
             return 0.0
-        batch = batch_tensors(samples, self.tokenizer.pad_token_id or 0)
-        with torch.no_grad():
-            _, entropy = token_logprobs(self.model, batch, self.config.model.bf16, with_entropy=True)
-        mask = batch["response_mask"]
-        return float((entropy * mask).sum() / mask.sum().clamp(min=1))
+        section, total, tokens = self.config.model, 0.0, 0.0
+        for part in chunks(samples, self.config.rl.micro_batch):
+            batch = batch_tensors(part, self.tokenizer.pad_token_id or 0, model_device(self.model))
+            with torch.no_grad():
+                _, entropy = token_logprobs(
+                    self.model, batch, section.bf16, with_entropy=True, temperature=section.temperature
+                )
+            mask = batch["response_mask"]
+            total, tokens = total + float((entropy * mask).sum()), tokens + float(mask.sum())
+        return total / max(tokens, 1.0)
 
     # ------------------------------------------------------------------ SFT (Entropulse and BC)
     def sft_phase(self, reason: str) -> None:
@@ -329,7 +338,7 @@ class Trainer:
         self.metrics.write("phase", iteration=self.iteration, phase="sft", reason=reason)
         print(f"[phase] RL -> SFT at iteration {self.iteration}: {reason}")
         picked = sample_sft_steps(self.buffer, section.sft_per_task, self.rng)
-        samples = [step_sample(self.tokenizer, step, 0.0, self.config.model.max_prompt_tokens) for _, step in picked]
+        samples = [self._sample(step) for _, step in picked]
         started = time.perf_counter()
         loss = self.sft(
             samples, section.sft_steps, section.sft_batch_size, section.sft_learning_rate, section.sft_label_smoothing
@@ -399,15 +408,27 @@ class Trainer:
         return row
 
     def save_checkpoint(self) -> Path:
-        """Write the model, tokenizer and trainer state to ``<output>/checkpoint``."""
+        """Write the model, tokenizer, optimizer, reference (once SFT replaced it), RNGs, buffer and sampler.
+
+        Goes to ``<output>/checkpoint`` through a staging folder renamed into place. See
+        :mod:`desktop_gym.train.checkpoint` for the files.
+        """
         import torch
 
         folder = self.output / "checkpoint"
         staging = self.output / ".checkpoint.tmp"
-        staging.mkdir(parents=True, exist_ok=True)
+        if staging.exists():
+            shutil.rmtree(staging)
+        staging.mkdir(parents=True)
         self.model.save_pretrained(str(staging))
         self.tokenizer.save_pretrained(str(staging))
         torch.save(self.optimizer.state_dict(), staging / "optimizer.pt")
+        # Until the first SFT phase the reference is the initial model, which a resumed trainer loads anyway.
+        reference_saved = self.reference is not None and self.trigger.phases_done > 0
+        if reference_saved:
+            torch.save(self.reference.state_dict(), staging / "reference.pt")
+        save_torch_rng(staging / RNG_FILE)
+        save_buffer(staging / BUFFER_FILE, self.buffer)
         state = {
             "iteration": self.iteration,
             "policy_version": self.policy.version,
@@ -416,22 +437,34 @@ class Trainer:
             "successes": self.trigger.successes,
             "frontier": self.sampler.success,
             "set_aside": sorted(self.sampler.set_aside),
+            "reference": "saved" if reference_saved else "initial",
+            "rng": numpy_rng_state(self.rng),
+            "sampler_rng": numpy_rng_state(self.sampler._rng),
         }
         (staging / "trainer_state.json").write_text(json.dumps(state))
         if folder.exists():
-            import shutil
-
             shutil.rmtree(folder)
         staging.rename(folder)
         return folder
 
     def resume(self, folder: Path | str | None = None) -> None:
-        """Continue from a checkpoint written by :meth:`save_checkpoint` (weights, optimizer, counters)."""
+        """Continue from a checkpoint of :meth:`save_checkpoint`: the run goes on as if never cut.
+
+        Call it on a trainer built with the run's config and its initial model (the reference of
+        a run that has not had an SFT phase yet is that initial model).
+
+        Raises:
+            FileNotFoundError: ``folder`` holds no ``trainer_state.json``.
+        """
         import torch
         from transformers import AutoModelForCausalLM
 
         folder = Path(folder) if folder else self.output / "checkpoint"
-        state = json.loads((folder / "trainer_state.json").read_text())
+        state_file = folder / "trainer_state.json"
+        if not state_file.exists():
+            raise FileNotFoundError(f"{state_file}: no trainer checkpoint to resume from")
+        state = json.loads(state_file.read_text())
+        device = model_device(self.model)
         if self.config.model.lora_rank:
             from peft import set_peft_model_state_dict
             from safetensors.torch import load_file
@@ -440,16 +473,25 @@ class Trainer:
         else:
             loaded = AutoModelForCausalLM.from_pretrained(str(folder))
             self.model.load_state_dict(loaded.state_dict())
-        self.optimizer.load_state_dict(torch.load(folder / "optimizer.pt"))
+        self.optimizer.load_state_dict(torch.load(folder / "optimizer.pt", map_location=device, weights_only=True))
+        if self.reference is not None and state.get("reference") == "saved":
+            self.reference.load_state_dict(torch.load(folder / "reference.pt", map_location=device, weights_only=True))
         self.iteration = int(state["iteration"])
         self.policy.version = int(state["policy_version"])
         self.trigger.phases_done = int(state["sft_phases"])
         self.trigger.entropies[:] = state["entropies"]
         self.trigger.successes[:] = state["successes"]
+        self.sampler.success.clear()
         self.sampler.success.update(state["frontier"])
+        self.sampler.set_aside.clear()
         self.sampler.set_aside.update(state.get("set_aside", []))
-        if self.reference is not None:
-            self.reference.load_state_dict(self.model.state_dict())
+        if "rng" in state:
+            set_numpy_rng_state(self.rng, state["rng"])
+            set_numpy_rng_state(self.sampler._rng, state["sampler_rng"])
+        if (folder / RNG_FILE).exists():
+            load_torch_rng(folder / RNG_FILE)
+        self.buffer[:] = load_buffer(folder / BUFFER_FILE)
+        self._sync_sampler()
 
     def _print(self, row: dict[str, Any]) -> None:
         shown = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items() if k not in ("kind",)}

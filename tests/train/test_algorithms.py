@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from desktop_gym.train.entropulse import EntropulseConfig, EntropulseTrigger, sample_sft_steps
-from desktop_gym.train.grpo import GRPOConfig, group_advantages, step_advantages, summarize_groups
+from desktop_gym.train.grpo import GRPOConfig, group_advantages, group_weights, step_advantages, summarize_groups
 from desktop_gym.train.sampling import FrontierSampler
 from desktop_gym.train.trajectory import Step, Trajectory
 
@@ -35,10 +35,22 @@ def test_step_advantages_normalize_within_each_group_only() -> None:
         step_advantages([1], [])
 
 
-def test_task_normalization_rescales_groups_to_unit_std() -> None:
-    advantages = step_advantages([1, 1, 1, 0, 0, 0, 0, 1], ["a"] * 4 + ["b"] * 4, task_normalize=True)
-    assert np.std(advantages[:4]) == pytest.approx(1, abs=1e-4)
-    assert np.mean(advantages[4:]) == pytest.approx(0, abs=1e-6)
+def test_task_normalization_weighs_a_one_step_and_a_five_step_task_the_same() -> None:
+    torch = pytest.importorskip("torch")
+    from desktop_gym.train.grpo import grpo_loss
+
+    groups = ["short"] + ["long"] * 5
+    weights = group_weights(groups, task_normalize=True)
+    assert weights.mean() == pytest.approx(1) and weights[0] == pytest.approx(weights[1:].sum())
+    assert group_weights(groups, task_normalize=False).tolist() == [1.0] * 6
+    # ratio 1 everywhere: each step's loss is -A; the short task's step has A=+1, the long task's steps A=-1
+    zeros, mask = torch.zeros(6, 1), torch.ones(6, 1)
+    advantages = torch.tensor([1.0, -1, -1, -1, -1, -1])
+    config = GRPOConfig(kl_coef=0.0)
+    balanced, _ = grpo_loss(zeros, zeros, advantages, mask, config, weights=torch.tensor(weights))
+    per_step, _ = grpo_loss(zeros, zeros, advantages, mask, config)
+    assert float(balanced) == pytest.approx(0, abs=1e-6)  # (-1 * 3 + 5 * 0.6) / 6: the tasks cancel
+    assert float(per_step) == pytest.approx(4 / 6)  # the long task outweighs the short one 5:1
 
 
 def test_grpo_loss_clipping_kl_and_stale_weights_hand_computed() -> None:
