@@ -9,6 +9,8 @@ its memory, environment or open files, so an app cannot take the token from it.
 The guest is a child subreaper (:func:`become_subreaper`): a process that leaves its app's
 process group and its parent (``setsid``, double fork) is re-parented to the guest instead of
 init, so :func:`kill_strays` finds it among the guest's descendants and kills it at every reset.
+Then it removes the UNO sockets (``/tmp/OSL_PIPE_<uid>_*``) the killed offices left: LibreOffice
+always puts them in /tmp, two per launch, and a SIGKILLed office never removes its own.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from __future__ import annotations
 import ctypes
 import os
 import pwd
+import socket
+import stat
+import time
+from pathlib import Path
 
 from . import processes
 from .proc_table import descendant_pids, kill_until_gone, process_stats
@@ -23,6 +29,8 @@ from .proc_table import descendant_pids, kill_until_gone, process_stats
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 STRAY_KILL_TIMEOUT_S = 5.0
+OFFICE_PIPE_FOLDER = Path("/tmp")
+OFFICE_PIPE_MIN_AGE_S = 1.0  # younger sockets may belong to an office that is binding and listening now
 
 
 def _prctl(option: int, value: int) -> None:
@@ -81,7 +89,38 @@ def kill_strays(timeout: float = STRAY_KILL_TIMEOUT_S) -> list[int]:
         return []
     survivors = kill_until_gone(stray_pids, timeout)
     _reap_adopted_zombies()
+    remove_dead_office_pipes()
     return survivors
+
+
+def remove_dead_office_pipes(folder: Path = OFFICE_PIPE_FOLDER, min_age: float = OFFICE_PIPE_MIN_AGE_S) -> int:
+    """Remove this user's ``OSL_PIPE_*`` sockets nobody listens on; returns how many.
+
+    Only sockets (not links or files) owned by this process's user and older than ``min_age``
+    seconds are touched, so another user's pipes and an office starting right now are left alone.
+    """
+    uid, now, removed = os.geteuid(), time.time(), 0
+    for path in folder.glob(f"OSL_PIPE_{uid}_*"):
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISSOCK(info.st_mode) or info.st_uid != uid or now - info.st_mtime < min_age:
+            continue
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(path))
+        except ConnectionRefusedError:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+        except OSError:
+            pass
+        finally:
+            probe.close()
+    return removed
 
 
 def _reap_adopted_zombies() -> None:

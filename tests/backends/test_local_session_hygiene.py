@@ -231,3 +231,44 @@ def test_a_process_with_an_empty_environment_costs_the_scan_no_wait() -> None:
     finally:
         bare.kill()
         bare.wait()
+
+
+def test_only_this_users_dead_office_pipes_of_a_while_ago_are_removed(tmp_path: Path) -> None:
+    from desktop_gym.guest.confine import remove_dead_office_pipes
+
+    uid = os.geteuid()
+    live = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    live.bind(str(tmp_path / f"OSL_PIPE_{uid}_live"))
+    live.listen()
+    for name in (f"OSL_PIPE_{uid}_dead", f"OSL_PIPE_{uid}_young", f"OSL_PIPE_{NOBODY_UID}_theirs"):
+        dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        dead.bind(str(tmp_path / name))
+        dead.close()
+    old = time.time() - 60
+    for name in (f"OSL_PIPE_{uid}_dead", f"OSL_PIPE_{uid}_live", f"OSL_PIPE_{NOBODY_UID}_theirs"):
+        os.utime(tmp_path / name, (old, old), follow_symlinks=False)
+    (tmp_path / f"OSL_PIPE_{uid}_file").touch()
+    try:
+        assert remove_dead_office_pipes(tmp_path, min_age=5.0) == 1
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert f"OSL_PIPE_{uid}_dead" not in left and len(left) == 4, left
+    finally:
+        live.close()
+
+
+def test_office_pipes_do_not_pile_up_over_resets() -> None:
+    # Issue 32: each Calc launch left two sockets in /tmp (2, 4, 6, 8 after 4 resets, measured).
+    import glob
+
+    from desktop_gym import DesktopEnv
+
+    env = DesktopEnv("calc.enter_value", observation=("last_action_error",))
+    counts = []
+    try:
+        for seed in range(4):
+            env.reset(seed=seed)
+            uid = env.backend.user.uid if env.backend.user is not None else os.geteuid()
+            counts.append(sum(os.stat(p).st_uid == uid for p in glob.glob("/tmp/OSL_PIPE_*")))
+    finally:
+        env.close()
+    assert max(counts) <= 2, f"office sockets of this session after each reset: {counts}"
