@@ -68,3 +68,16 @@ def test_issue_reference_pattern_finds_what_it_should() -> None:
     assert ISSUE_REFERENCE.search("the speed targets (issue 16)")
     assert ISSUE_REFERENCE.search("fixed in #23")
     assert not ISSUE_REFERENCE.search("a 1280x720 frame, `O_NOFOLLOW`, HTML &#39; entity")
+
+
+@pytest.mark.slow
+def test_the_ten_api_lines_run_on_a_real_desktop(capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    api_lines = next(block for block in blocks if "gymnasium.make" in block)
+    assert len([line for line in api_lines.splitlines() if line.strip()]) == 10
+    namespace: dict[str, object] = {}
+    exec(compile(api_lines, str(README), "exec"), namespace)  # our own README, not agent text
+    assert "starter.calc_fill_totals" in capsys.readouterr().out
+    assert namespace["reward"] == 0  # D2 = 42 is not the task's total: the verifier says why
+    assert namespace["terminated"] is True
+    assert isinstance(namespace["info"], dict) and namespace["info"]["verifier"]["reason"]
