@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from desktop_gym.errors import BackendCheckError
+
 from .backends import Backend, DesktopHandle, make_backend
 from .guest.client import GuestClient
 from .guest.types import GuestError
@@ -25,10 +27,6 @@ from .polling import poll_until
 
 RESET_TASK = "starter.terminal_write_file"
 POLL_INTERVAL_S = 0.05
-
-
-class BackendCheckError(AssertionError):
-    """A backend failed its conformance checks (the message lists each failure)."""
 
 
 @dataclass

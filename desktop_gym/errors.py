@@ -232,6 +232,12 @@ class EnvLostError(DesktopGymError, RuntimeError):
     code = "env_lost"
 
 
+class EnvClosedError(DesktopGymError, RuntimeError):
+    """A call on a ``RemoteEnv`` after its ``close()``; make a new env."""
+
+    code = "env_closed"
+
+
 class EnvServerError(DesktopGymError, RuntimeError):
     """The env server refused or failed a request."""
 
@@ -469,17 +475,30 @@ def status_for(cls: type[GuestError]) -> str:
 
 
 __all__ = [
-    "ERROR_CODE_METADATA_KEY",
-    "GUEST_ERRORS_BY_STATUS",
+    "A11yError",
+    "A11yNodeNotFoundError",
+    "A11yTimeoutError",
+    "A11yUnavailableError",
     "ActionError",
     "ActionParseError",
+    "ApiArgumentError",
+    "ApiCallError",
     "ApiCallFailedError",
+    "AppLaunchError",
     "AppLaunchFailedError",
+    "AppPluginError",
+    "BackendCheckError",
     "BackendError",
+    "CapacityError",
+    "CoordinateError",
     "DesktopGymError",
+    "ERROR_CODE_METADATA_KEY",
+    "EngineUnavailableError",
     "EnvLostError",
     "EnvServerError",
+    "EpisodeNotRunningError",
     "EpisodeNotStartedError",  # noqa: F822 - built on first access by __getattr__
+    "GUEST_ERRORS_BY_STATUS",
     "GuestError",
     "GuestFileNotFoundError",
     "GuestInvalidArgumentError",
@@ -490,13 +509,31 @@ __all__ = [
     "GuestTimeoutError",
     "GuestUnavailableError",
     "GuestUnsupportedError",
+    "ImageBuildError",
+    "LimitError",
+    "ModelNotAvailableError",
+    "OfficeProfileError",
+    "PromptTooLongError",
+    "QmpError",
     "ResetFailedError",
+    "ResultsError",
+    "RootfsError",
+    "SystemDependencyError",
     "TaskError",
     "TaskFileError",
     "TaskSetupError",
+    "TemplateError",
+    "TrainingError",
+    "UnknownAgentError",
+    "UnknownApiMethodError",
+    "UnknownAppApiError",
     "UnknownTaskError",
+    "UnknownVerifierError",
+    "UnoError",
+    "UnoTimeoutError",
     "VerifierError",
     "WaitTimeoutError",
+    "WindowNotFoundError",
     "from_code",
     "status_for",
 ]

@@ -13,15 +13,13 @@ import site
 import sys
 from pathlib import Path
 
+from desktop_gym.errors import SystemDependencyError
+
 SYSTEM_DIST_PACKAGES = Path("/usr/lib/python3/dist-packages")
 LIBREOFFICE_PROGRAM = Path("/usr/lib/libreoffice/program")
 LINKED_MODULES = ("uno.py", "unohelper.py", "pyatspi")
 PTH_NAME = "desktop_gym_system.pth"
 LINK_DIR_NAME = "_desktop_gym_system"
-
-
-class SystemDependencyError(RuntimeError):
-    """A system package the desktop needs is missing."""
 
 
 def _site_packages() -> Path:

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import TemplateError
+
 BUILTIN_WORDS = (
     "amber", "birch", "cedar", "cobalt", "coral", "delta", "ember", "falcon", "fjord", "garnet",
     "harbor", "hazel", "indigo", "jasper", "juniper", "kestrel", "lagoon", "lilac", "maple", "meadow",
@@ -25,10 +27,6 @@ SAMPLERS = ("value", "choice", "integer", "words", "template")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WHOLE_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _MAX_REDRAWS = 100
-
-
-class TemplateError(ValueError):
-    """A template is malformed or names a parameter that does not exist."""
 
 
 def template_fields(text: str) -> list[str]:

@@ -15,18 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from ..errors import UnknownVerifierError
 from .result import CheckFailed, VerifierResult
 
 Reads = Literal["file", "live"]
 VerifierFn = Callable[..., VerifierResult]
 F = TypeVar("F", bound=VerifierFn)
-
-
-class UnknownVerifierError(KeyError):
-    """No verifier is registered under the requested name."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from desktop_gym.actions import types as act
 from desktop_gym.actions.spec import NORMALIZED_MAX
 from desktop_gym.actions.types import ACTION_TYPES, Action, ActionOutcome
 from desktop_gym.apps.spec import app_aliases
+from desktop_gym.errors import CoordinateError, LimitError
 from desktop_gym.guest.types import GuestError
 
 if TYPE_CHECKING:
@@ -60,10 +61,6 @@ class ActionLimits:
             value = getattr(self, item.name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
                 raise ValueError(f"ActionLimits.{item.name} must be a positive finite number, got {value!r}")
-
-
-class LimitError(ValueError):
-    """An action asks for more than :class:`ActionLimits` allows."""
 
 
 class StepAllowance:
@@ -120,10 +117,6 @@ class StepAllowance:
 
 APP_ALIASES = app_aliases()
 """What agents call an app -> the guest's app name (a snapshot of ``AppSpec.aliases``; see ``launch_app``)."""
-
-
-class CoordinateError(ValueError):
-    """A coordinate lies outside the screen (or outside 0-1000 when normalized)."""
 
 
 def resolve_app_name(app_name: str) -> str:

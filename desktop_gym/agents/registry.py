@@ -19,16 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_gym.errors import UnknownAgentError
+
 from ..train.prompts import PromptConfig
 from .base import Agent
 from .scripted import ORACLE_KINDS, NullAgent, OracleAgent, RandomAgent
 
 AgentFactory = Callable[[str, "AgentOptions"], Agent]
 _FACTORIES: dict[str, AgentFactory] = {}
-
-
-class UnknownAgentError(ValueError):
-    """An agent string no registered kind understands."""
 
 
 @dataclass

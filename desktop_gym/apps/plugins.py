@@ -22,6 +22,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from desktop_gym.errors import AppPluginError
+
 from .spec import AppSpec
 
 log = logging.getLogger(__name__)
@@ -29,10 +31,6 @@ log = logging.getLogger(__name__)
 GROUP = "desktop_gym.apps"
 _BUILTIN_PREFIX = "desktop_gym.apps."
 _APPS_DIR = Path(__file__).resolve().parent
-
-
-class AppPluginError(RuntimeError):
-    """An entry point of ``desktop_gym.apps`` does not name an ``AppSpec`` (the message names it)."""
 
 
 def builtin_app_folders() -> list[str]:

@@ -13,15 +13,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..errors import BackendError
+from desktop_gym.errors import EngineUnavailableError
+
 from ..polling import poll_until
 
 DOCKER_SOCKET = Path("/var/run/docker.sock")
 POLL_INTERVAL_S = 0.05
-
-
-class EngineUnavailableError(BackendError):
-    """No container engine answers (the message says how to start one)."""
 
 
 def podman_socket() -> Path:

@@ -12,9 +12,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-
-class QmpError(RuntimeError):
-    """A QMP command failed or QEMU did not connect."""
+from desktop_gym.errors import QmpError
 
 
 class QmpConnection:

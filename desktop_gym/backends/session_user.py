@@ -23,6 +23,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import OfficeProfileError
 from .base import BackendError
 from .reaper import kill_user
 
@@ -142,7 +143,7 @@ def shared_profile_cache() -> Path:
 
     try:
         template = lo_profile.ensure_profile_template(cache)
-    except lo_profile.ProfileError:
+    except OfficeProfileError:
         return cache  # the guest retries, and its launch error names the cause
     for folder, _dirs, files in os.walk(template):  # soffice may create some files 0600
         os.chmod(folder, 0o755)

@@ -21,14 +21,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop_gym.errors import ResultsError
+
 RESULTS_FILE = "results.jsonl"
 CONFIG_FILE = "config.json"
 SUMMARY_FILE = "summary.json"
 MAX_RECORDS = 1_000_000
-
-
-class ResultsError(ValueError):
-    """A results file or output folder that cannot be used (names the file and the problem)."""
 
 
 def episode_key(task_id: str, seed: int, run: int) -> str:

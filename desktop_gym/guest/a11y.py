@@ -25,6 +25,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_gym.errors import A11yError, A11yTimeoutError, A11yUnavailableError
+
 from .a11y_grid import GridContents
 from .a11y_static import StaticProperties
 
@@ -59,18 +61,6 @@ _TEXT_ROLES = frozenset(
     "|comment|table cell".split("|")
 )
 _SHOWN_STATES = tuple("focused|selected|checked|pressed|expanded|editable|modal|indeterminate".split("|"))
-
-
-class A11yError(RuntimeError):
-    """The accessibility tree could not be read."""
-
-
-class A11yUnavailableError(A11yError):
-    """No accessibility bus is reachable from this process."""
-
-
-class A11yTimeoutError(A11yError, TimeoutError):
-    """Walking the tree took longer than its deadline (raised by :func:`find_nodes`)."""
 
 
 @dataclass(frozen=True)

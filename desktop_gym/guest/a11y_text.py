@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from desktop_gym.errors import A11yNodeNotFoundError
+
 Box = tuple[int, int, int, int]
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _LINE = re.compile(
@@ -23,10 +25,6 @@ _LINE = re.compile(
     r"(?: @\((?P<box>-?\d+,-?\d+,\d+,\d+)\))?"
     r"(?: \{(?P<summary>.*)\})?$"
 )
-
-
-class A11yNodeNotFoundError(LookupError):
-    """The node a GUI script needs is not (yet) in the observation's accessibility tree."""
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,13 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.protocol import event as xevent
 
+from desktop_gym.errors import WindowNotFoundError
+
 from ..polling import poll_until
 from .types import WindowInfo
 
 SOURCE_PAGER = 2  # EWMH source indication: a pager/tool, so the WM does not refuse the request
 POLL_INTERVAL = 0.02
-
-
-class WindowNotFoundError(LookupError):
-    """No managed window has the given id."""
 
 
 class WindowManager:

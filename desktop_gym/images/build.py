@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from desktop_gym.errors import ImageBuildError
+
 from ..apps.packages import image_packages
 from . import debian
 
@@ -43,10 +45,6 @@ _SOURCE_FILES = ("setup.cfg", "pyproject.toml", "README.md")
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".pytest_cache")
 
 Log = Callable[[str], None]
-
-
-class ImageBuildError(RuntimeError):
-    """The image could not be built (the message names the step that failed)."""
 
 
 def _print(line: str) -> None:

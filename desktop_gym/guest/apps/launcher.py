@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_gym.apps.spec import APP_SPECS, AppSpec, launchable_apps
+from desktop_gym.errors import AppLaunchError
 
 from ...polling import poll_until
 from ...settle import wait_until_stable
@@ -44,10 +45,6 @@ REUSED_LAUNCH_TIMEOUT_S = 10.0  # a launch into a reused office not done by then
 LAYOUT_SETTLE_TIMEOUT = 3.0  # seconds a launched app may keep repainting before we hand it over
 APPS = launchable_apps()
 WINDOW_CLASSES = {key: APP_SPECS[key].window_class for key in APPS}
-
-
-class AppLaunchError(RuntimeError):
-    """An application could not be started (or died while starting)."""
 
 
 @dataclass

@@ -19,15 +19,13 @@ import tempfile
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from desktop_gym.errors import OfficeProfileError
+
 TEMPLATE_BUILD_TIMEOUT_S = 60.0
 """Upper bound for ``soffice --terminate_after_init`` (it takes ~0.1-2 s)."""
 
 FAR_FUTURE_EPOCH_S = 4102444800
 """2100-01-01: 'last shown' time for the periodic Donate / Get Involved infobars, so they never show."""
-
-
-class ProfileError(RuntimeError):
-    """The LibreOffice profile template could not be built."""
 
 
 # (registry path, property, xs type, value). Keep this data: the template's cache key hashes it,
@@ -64,17 +62,17 @@ def libreoffice_version(soffice: str = "soffice") -> str:
     """Return the installed LibreOffice version, e.g. ``"7.4.7.2"``.
 
     Raises:
-        ProfileError: if ``soffice`` is missing or prints no version.
+        OfficeProfileError: if ``soffice`` is missing or prints no version.
     """
     try:
         result = subprocess.run(
             [soffice, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ProfileError(f"cannot run '{soffice} --version': {exc}") from exc
+        raise OfficeProfileError(f"cannot run '{soffice} --version': {exc}") from exc
     match = re.search(r"LibreOffice\S*\s+(\d+(?:\.\d+)+)", result.stdout)
     if not match:
-        raise ProfileError(f"'{soffice} --version' printed no version: {result.stdout!r} {result.stderr!r}")
+        raise OfficeProfileError(f"'{soffice} --version' printed no version: {result.stdout!r} {result.stderr!r}")
     return match.group(1)
 
 
@@ -133,24 +131,24 @@ def _run_terminate_after_init(profile_dir: Path, timeout: float) -> None:
     except subprocess.TimeoutExpired as exc:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
-        raise ProfileError(f"'soffice --terminate_after_init' did not finish within {timeout:.0f} s") from exc
+        raise OfficeProfileError(f"'soffice --terminate_after_init' did not finish within {timeout:.0f} s") from exc
     finally:
         try:  # soffice.bin may outlive the wrapper script
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
     if process.returncode != 0:
-        raise ProfileError(f"'soffice --terminate_after_init' exited {process.returncode}: {stderr!r}")
+        raise OfficeProfileError(f"'soffice --terminate_after_init' exited {process.returncode}: {stderr!r}")
 
 
 def _write_settings(profile_dir: Path, version: str) -> None:
     registry = profile_dir / "user" / "registrymodifications.xcu"
     if not registry.exists():
-        raise ProfileError(f"soffice created no {registry}")
+        raise OfficeProfileError(f"soffice created no {registry}")
     text = registry.read_text(encoding="utf-8")
     closing = "</oor:items>"
     if closing not in text:
-        raise ProfileError(f"{registry} has no {closing}")
+        raise OfficeProfileError(f"{registry} has no {closing}")
     # Later items win in registrymodifications.xcu, so appending overrides what soffice wrote.
     text = text.replace(closing, _settings_xml(version) + "\n" + closing)
     registry.write_text(text, encoding="utf-8")
@@ -177,7 +175,7 @@ def ensure_profile_template(cache_dir: Path | None = None, timeout: float = TEMP
         The template folder, e.g. ``~/.cache/desktop-gym/lo-profile-7.4.7.2-1a2b3c4d``.
 
     Raises:
-        ProfileError: if ``soffice`` fails, hangs or writes no registry.
+        OfficeProfileError: if ``soffice`` fails, hangs or writes no registry.
     """
     target = template_path(cache_dir)
     if (target / "user" / "registrymodifications.xcu").exists():

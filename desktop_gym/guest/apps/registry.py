@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from desktop_gym.apps.spec import APP_SPECS
+from desktop_gym.errors import UnknownAppApiError
 
 from .tool_schema import (
     ApiArgumentError,
@@ -79,10 +80,6 @@ def __getattr__(name: str) -> Any:
 DEFAULT_TIMEOUT_S = 10.0
 SLOW_METHODS = {"save": 30.0, "create_pivot_table": 20.0, "insert_chart": 20.0, "run_shell": 125.0}
 """Methods that may legitimately take longer than :data:`DEFAULT_TIMEOUT_S` (seconds)."""
-
-
-class UnknownAppApiError(LookupError):
-    """No tool class exists for the app (or tool class name) asked for."""
 
 
 def resolve_app(name: str) -> str:

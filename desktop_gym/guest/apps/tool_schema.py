@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
+from desktop_gym.errors import ApiArgumentError, ApiCallError, UnknownApiMethodError  # noqa: F401 - the tools' errors
 from desktop_gym.signatures import (  # one docstring reader, one schema, for actions and app APIs
     Param,
     check_arguments,
@@ -33,18 +34,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 TOOL_NAME_SEPARATOR = "__"
 _NOT_A_TOOL = "__desktop_gym_not_a_tool__"
 _EMPTY = inspect.Parameter.empty
-
-
-class ApiArgumentError(ValueError):
-    """The arguments of an API call do not fit the method's signature; the message names the arg."""
-
-
-class UnknownApiMethodError(LookupError):
-    """The tool class has no such method; the message names the closest ones."""
-
-
-class ApiCallError(RuntimeError):
-    """The app refused or failed a well-formed call (a UNO exception, a missing sheet, ...)."""
 
 
 def not_a_tool(method: F) -> F:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from desktop_gym.errors import UnoError, UnoTimeoutError
+
 T = TypeVar("T")
 
 POLL_INTERVAL_S = 0.02
@@ -42,14 +44,6 @@ _PDF_FILTERS = (
     ("com.sun.star.drawing.DrawingDocument", "draw_pdf_Export"),
     ("com.sun.star.text.TextDocument", "writer_pdf_Export"),
 )
-
-
-class UnoError(RuntimeError):
-    """A UNO call failed, or the office is unreachable."""
-
-
-class UnoTimeoutError(UnoError, TimeoutError):
-    """A UNO call or wait did not finish before its deadline."""
 
 
 def uno_url(pipe_name: str) -> str:

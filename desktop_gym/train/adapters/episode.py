@@ -23,6 +23,7 @@ from typing import Any
 
 from desktop_gym.actions import ActionSet
 from desktop_gym.api_exposure import ApiExposure
+from desktop_gym.errors import EpisodeNotRunningError
 from desktop_gym.guest.apps import registry
 from desktop_gym.tasks import get_task
 from desktop_gym.train.prompts import PromptConfig, observation_text
@@ -57,10 +58,6 @@ without arguments (OpenRLHF's agent instances, verl's agent loops inside Ray wor
 PREFILL_VARIABLE = "DESKTOP_GYM_PREFILL"
 """Environment variable holding the start of every answer (``PromptConfig.prefill``, e.g.
 ``CalcTools.set_cell_value(cell="``), for the same trainers."""
-
-
-class EpisodeNotRunningError(RuntimeError):
-    """An action arrived while no episode runs (before ``start``, or after the episode ended)."""
 
 
 @dataclass(frozen=True)
