@@ -135,3 +135,52 @@ def _call_arguments(call: str) -> dict:
 
     cell, value = re.fullmatch(r'CalcTools\.set_cell_value\(cell="(\w+)", value=(\d+)\)', call).groups()
     return {"cell": cell, "value": int(value)}
+
+
+def test_the_factory_pickles_and_builds_environments_with_the_same_tools_on_the_other_side() -> None:
+    spec = DesktopGymSpec([DEMO_TASK_ID], seeds=[0], source=DEMO_SOURCE, tools=DEMO_TOOLS)
+    factory = pickle.loads(pickle.dumps(spec.environment_factory))
+    env = factory()
+    assert type(env).__name__ == "DesktopGymEnv" and env.source == DEMO_SOURCE
+    assert env.episode._env is None  # no desktop until the first reset
+    assert pickle.loads(pickle.dumps(spec.env_class)) is spec.env_class  # the class pickles as its recipe
+    assert callable(env.CalcTools__set_cell_value) and not hasattr(env, "CalcTools__save")
+    assert spec.instances == [] and factory.instances == [env]  # each process closes its own
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.timeout(400)
+def test_trl_async_worker_pickles_the_factory_into_its_child_process(smol, monkeypatch) -> None:
+    import os
+
+    import trl.experimental.async_grpo.async_rollout_worker as worker_module
+    from accelerate.state import PartialState
+
+    from .trl_probe import ProbeWorker
+
+    PartialState()  # as the trainer's Accelerator does: TRL's worker logs through accelerate
+
+    # vLLM cannot be installed here (GPU only); the child never calls it: only the import check is bypassed.
+    monkeypatch.setattr(worker_module, "is_vllm_available", lambda: True)
+    tokenizer = with_tool_chat_template(smol[0])
+    spec = DesktopGymSpec([DEMO_TASK_ID], seeds=[0, 1], source=DEMO_SOURCE, tools=DEMO_TOOLS)
+    worker = ProbeWorker(
+        child_ready_timeout=300,
+        model_name="SmolLM2-135M-Instruct",
+        dataset=spec.train_dataset,
+        reward_funcs=spec.reward_funcs,
+        processing_class=tokenizer,
+        eos_token_ids=[tokenizer.eos_token_id],
+        environment_factory=spec.environment_factory,
+        vllm_server_url="http://127.0.0.1:9",
+    )
+    try:
+        worker.start()  # TRL's own path: pickle.dumps(loop kwargs), spawn, unpickle, build the loop
+        report = worker.metrics_queue.get(timeout=120)
+    finally:
+        worker.stop()
+    assert report["pid"] != os.getpid()
+    assert report["class"] == "desktop_gym.train.adapters.trl.DesktopGymEnv"
+    assert report["tools"] == DEMO_TOOLS  # TRL's probe of the rebuilt class found the same tools
+    assert report["reward_columns"] == ["DesktopGymEnv"]  # get_reward is the reward source
+    assert report["connected"] is False and report["source"] == DEMO_SOURCE.to_json()

@@ -11,10 +11,15 @@ integration, gives the trainer its three pieces::
 TRL makes one environment instance per rollout (pooled, reset between episodes) and turns every
 public method of its class into a tool (schema from type hints and the Google docstring). The
 environment class is built from the same tool schemas the env offers (GUI actions and app APIs),
-so what the model may call never drifts from what the desktop runs. The class holds only an
-:class:`EnvSource` (an address or env options) and connects on its first ``reset``, so it pickles
-for TRL's async trainer. ``reset(task_id, seed)`` returns the instruction and first observation as
-text; each tool answers with the next observation; ``get_reward()`` is the task verifier's score.
+so what the model may call never drifts from what the desktop runs. ``reset(task_id, seed)``
+returns the instruction and first observation as text; each tool answers with the next
+observation; ``get_reward()`` is the task verifier's score.
+
+Pickling (TRL's async GRPO worker pickles ``environment_factory`` into a spawned child): the
+factory is an :class:`EnvironmentFactory`, a module-level class holding only its recipe (task ids,
+the :class:`EnvSource`: an address or env options, the tool names); the environment classes it
+builds pickle as that recipe too (their metaclass is registered with ``copyreg``), and an instance
+pickles without its desktop. The other side rebuilds the class and connects on its first ``reset``.
 
 Vision (``vision=True``, for vision-language models; the source's observation must include
 ``screenshot``): ``reset`` and every tool return content blocks, the screenshot as
@@ -33,8 +38,10 @@ rewards, but TRL still applies one advantage per sequence.
 
 from __future__ import annotations
 
+import copyreg
 import inspect
 import json
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, Union
 
@@ -107,7 +114,22 @@ def _tool_method(schema: dict[str, Any]) -> Callable[..., Any]:
     return tool
 
 
-class DesktopToolEnv:
+class EnvironmentClassType(type):
+    """Metaclass of the built environment classes: they pickle as their recipe (see ``copyreg`` below)."""
+
+    _build_args: dict[str, Any]
+
+
+def _reduce_environment_class(cls: EnvironmentClassType) -> Any:
+    if not cls._build_args:  # the base class itself: pickled by name, as any module-level class
+        return cls.__qualname__
+    return _environment_class_for, (cls._build_args,)
+
+
+copyreg.pickle(EnvironmentClassType, _reduce_environment_class)
+
+
+class DesktopToolEnv(metaclass=EnvironmentClassType):
     """Base of the TRL environment classes: one desktop episode per ``reset``; tools are added per spec.
 
     Attributes:
@@ -124,7 +146,7 @@ class DesktopToolEnv:
         self.rewards: list[float] = []  # every finished episode's reward, for logs and tests
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # The class is built at run time, so pickle its recipe (task ids, source) and rebuild it on load.
+        # The class is built at run time: pickle its recipe (task ids, source), never a desktop.
         return (_restore_environment, (self._build_args, self.__dict__))
 
     def reset(self, task_id: str, seed: int = 0, **_row: Any) -> str | list[dict[str, Any]]:
@@ -195,6 +217,7 @@ def environment_class(
         if unknown:
             raise ValueError(f"tools {unknown} are not offered on these tasks; offered: {', '.join(schemas)}")
         schemas = {tool: schemas[tool] for tool in tools}
+    tools = list(tools) if tools is not None else None
     build_args = {"task_ids": list(task_ids), "source": source, "tools": tools, "vision": vision, "name": name}
     methods: dict[str, Any] = {"source": source, "vision": vision, "_build_args": build_args, "__module__": __name__}
     for tool_name, schema in schemas.items():
@@ -202,12 +225,76 @@ def environment_class(
     return type(name, (DesktopToolEnv,), methods)
 
 
+_built: dict[str, type[DesktopToolEnv]] = {}  # recipe JSON -> class, so one process builds each class once
+_built_lock = threading.Lock()
+
+
+def _recipe_key(build_args: dict[str, Any]) -> str:
+    return json.dumps({**build_args, "source": build_args["source"].to_json()}, sort_keys=True)
+
+
+def _environment_class_for(build_args: dict[str, Any]) -> type[DesktopToolEnv]:
+    """The environment class of a recipe (``environment_class``'s arguments), built once per process."""
+    key = _recipe_key(build_args)
+    with _built_lock:
+        if key not in _built:
+            _built[key] = environment_class(**build_args)
+        return _built[key]
+
+
 def _restore_environment(build_args: dict[str, Any], state: dict[str, Any]) -> DesktopToolEnv:
     """Unpickle an environment: rebuild its class, then its state (the desktop reconnects lazily)."""
-    cls = environment_class(**build_args)
+    cls = _environment_class_for(build_args)
     instance = cls.__new__(cls)
     instance.__dict__.update(state)
     return instance
+
+
+class EnvironmentFactory:
+    """``environment_factory=`` for TRL: each call returns a fresh environment; pickles as its recipe.
+
+    Module-level and small on purpose: TRL's async GRPO worker pickles the factory into a spawned
+    process (``AsyncRolloutWorker.start``), which rebuilds the environment class from the recipe;
+    desktops start only on an environment's first ``reset``, in the process that calls it.
+
+    Args:
+        task_ids, source, tools, vision, name: as for :func:`environment_class`.
+    """
+
+    def __init__(
+        self,
+        task_ids: Sequence[str],
+        source: EnvSource | None = None,
+        *,
+        tools: Sequence[str] | None = None,
+        vision: bool = False,
+        name: str = "DesktopGymEnv",
+    ) -> None:
+        self.build_args: dict[str, Any] = {
+            "task_ids": list(task_ids),
+            "source": source or EnvSource(),
+            "tools": list(tools) if tools is not None else None,
+            "vision": vision,
+            "name": name,
+        }
+        self.env_class = _environment_class_for(self.build_args)  # checks the tool names now
+        self.instances: list[DesktopToolEnv] = []  # the environments made in this process (to close them)
+
+    def __call__(self) -> DesktopToolEnv:
+        instance = self.env_class()
+        self.instances.append(instance)
+        return instance
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"build_args": self.build_args}  # the copy's environments are its own
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state["build_args"])
+
+    def close(self) -> None:
+        """Close every desktop this factory's environments opened (in this process)."""
+        for instance in self.instances:
+            instance._close()
 
 
 class DesktopGymSpec:
@@ -236,8 +323,13 @@ class DesktopGymSpec:
         self.rows = task_rows(self.task_ids, seeds)
         self.source = source or EnvSource()
         self.system_prompt = system_prompt
-        self.env_class = environment_class(self.task_ids, self.source, tools=tools, vision=vision)
-        self.instances: list[DesktopToolEnv] = []  # every env TRL asked for, to close them after training
+        self._factory = EnvironmentFactory(self.task_ids, self.source, tools=tools, vision=vision)
+        self.env_class = self._factory.env_class
+
+    @property
+    def instances(self) -> list[DesktopToolEnv]:
+        """Every environment TRL asked for in this process (closed by :meth:`close`)."""
+        return self._factory.instances
 
     @property
     def train_dataset(self) -> Any:
@@ -248,14 +340,9 @@ class DesktopGymSpec:
         return Dataset.from_list([{"prompt": prompt, **row} for row in self.rows])
 
     @property
-    def environment_factory(self) -> Callable[[], DesktopToolEnv]:
-        """Zero-argument callable returning a fresh environment (for ``environment_factory=``)."""
-        return self._new_environment
-
-    def _new_environment(self) -> DesktopToolEnv:
-        instance = self.env_class()
-        self.instances.append(instance)
-        return instance
+    def environment_factory(self) -> EnvironmentFactory:
+        """Zero-argument callable returning a fresh environment (for ``environment_factory=``); it pickles."""
+        return self._factory
 
     @property
     def reward_funcs(self) -> list[Callable[..., list[float | None]]]:
@@ -264,8 +351,7 @@ class DesktopGymSpec:
 
     def close(self) -> None:
         """Close every desktop the trainer's environments opened."""
-        for instance in self.instances:
-            instance._close()
+        self._factory.close()
 
 
 def with_tool_chat_template(tokenizer: Any, prefill: str | None = None) -> Any:
