@@ -19,6 +19,7 @@ import gymnasium
 import numpy as np
 
 from ..env import DEFAULT_OBSERVATION
+from ..errors import EnvClosedError
 from ..spaces import Unicode, observation_space
 from .protos import env_pb2 as pb
 from .protos import env_pb2_grpc as pb_grpc
@@ -26,6 +27,7 @@ from .wire import GRPC_OPTIONS, auth_metadata, decode_step, error_from_rpc, keep
 
 CALL_TIMEOUT_S = 300.0  # a reset may start a desktop; a step may wait for apps
 HEARTBEAT_FRACTION = 1 / 3  # renew the lease after this fraction of its TTL
+MAX_SENT_ACTION_CHARS = 15 * 1024 * 1024  # longer text is cut in transit (at most 60 MB of UTF-8 < the 64 MB cap)
 
 
 class EnvConnection:
@@ -69,14 +71,23 @@ class EnvConnection:
 def encode_action(action: Any) -> tuple[str, bool]:
     """``(text, is_json)`` for a ``StepRequest``.
 
+    Text longer than :data:`MAX_SENT_ACTION_CHARS` travels cut to that length: it is over every
+    env's limit either way, and the env refuses it by its length (``last_action_error``).
+    Anything else JSON can carry (a dict, a list, a number, None) travels as JSON, and the env on
+    the server says what is wrong with it, as ``DesktopEnv`` would.
+
     Raises:
-        TypeError: the action is neither text nor a JSON-able dict/list.
+        TypeError: the action cannot travel (a typed ``Action``, a set, a value JSON cannot hold).
     """
     if isinstance(action, str):
-        return action, False
-    if isinstance(action, dict | list):
-        return json.dumps(action), True
-    raise TypeError(f"action: a RemoteEnv takes agent text or a tool-call dict, got {type(action).__name__}")
+        return action[:MAX_SENT_ACTION_CHARS], False
+    try:
+        text = json.dumps(action, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"action: a RemoteEnv takes agent text or a JSON tool-call dict, got {type(action).__name__} ({error})"
+        ) from None
+    return text[: MAX_SENT_ACTION_CHARS + 1], True
 
 
 class RemoteEnv(gymnasium.Env[dict[str, Any], str]):
@@ -128,6 +139,7 @@ class RemoteEnv(gymnasium.Env[dict[str, Any], str]):
         self._last_screenshot: np.ndarray | None = None
         self._heartbeat_stop = threading.Event()
         self._lock = threading.Lock()
+        self._closed = False
 
     # ------------------------------------------------------------------ pickling and connecting
     def __getstate__(self) -> dict[str, Any]:
@@ -152,6 +164,10 @@ class RemoteEnv(gymnasium.Env[dict[str, Any], str]):
     def _ensure(self) -> tuple[EnvConnection, str]:
         """Connect and create the env on the server (once)."""
         with self._lock:
+            if self._closed:
+                raise EnvClosedError(
+                    f"this RemoteEnv ({self.task_id or 'no task'} at {self.address}) was closed; make a new RemoteEnv"
+                )
             if self._connection is not None and self.env_id is not None:
                 return self._connection, self.env_id
             connection = self._connection or EnvConnection(self.address, self.token, self.timeout)
@@ -242,11 +258,14 @@ class RemoteEnv(gymnasium.Env[dict[str, Any], str]):
         return self._last_screenshot if self.render_mode == "rgb_array" else None
 
     def close(self) -> None:
-        """Close the env on the server (its desktop goes back to the pool) and the channel."""
+        """Close the env on the server (its desktop goes back to the pool) and the channel.
+
+        Every later call raises ``EnvClosedError`` (a pickled copy connects anew); closing twice is fine.
+        """
         self._heartbeat_stop.set()
         with self._lock:
             connection, env_id = self._connection, self.env_id
-            self._connection, self.env_id, self._spaces = None, None, self._spaces
+            self._connection, self.env_id, self._closed = None, None, True
         if connection is not None:
             if env_id is not None:
                 try:

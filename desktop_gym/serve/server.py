@@ -40,6 +40,7 @@ import grpc
 from .. import errors
 from ..backends import Backend
 from ..guest.server import TokenInterceptor
+from .env_ids import EnvIds
 from .pool import CapacityError, DesktopPool
 from .protos import env_pb2_grpc as pb_grpc
 from .servicer import EnvServicer
@@ -52,7 +53,7 @@ from .session import (
     check_screenshot_format,
 )
 from .stats import NodeProbe, ServerCounters
-from .wire import GRPC_OPTIONS, MAX_ACTION_CHARS, check_bind, keep_large_allocations
+from .wire import GRPC_OPTIONS, check_bind, keep_large_allocations
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,7 @@ class EnvServer:
         self._lost: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._env_ids = EnvIds(self.server_id, self.token)
         self._draining = False
         self._stopped = threading.Event()
         self._started_at = time.monotonic()
@@ -234,7 +236,7 @@ class EnvServer:
             self.pool.release(backend)
             raise
         session = EnvSession(
-            env_id=f"{self.server_id}-{next(self._ids)}",
+            env_id=self._env_ids.issue(next(self._ids)),
             task_id=task_id,
             env=env,
             backend=backend,
@@ -253,7 +255,7 @@ class EnvServer:
 
         Raises:
             EnvLostError: the env was reclaimed, or belongs to an earlier run of this server.
-            UnknownEnvError: no such env.
+            UnknownEnvError: no run of this server (same token) issued that id.
         """
         with self._lock:
             session = self._sessions.get(env_id)
@@ -263,13 +265,15 @@ class EnvServer:
                     raise errors.EnvLostError(f"env {env_id} is lost: {reason}")
                 if len(env_id) > MAX_ENV_ID_CHARS:
                     raise UnknownEnvError(f"env id of {len(env_id)} characters is not an env of this server")
-                prefix = env_id.split("-", 1)[0]
-                if prefix and prefix != self.server_id and len(prefix) == len(self.server_id):
+                issuer = self._env_ids.issuer(env_id)
+                if issuer is not None and issuer != self.server_id:
                     raise errors.EnvLostError(
                         f"env {env_id} belonged to an earlier env server (this one is {self.server_id});"
                         " create a new env"
                     )
-                raise UnknownEnvError(f"no env {env_id!r} on env server {self.server_id}")
+                if issuer is not None:  # ours, closed or reclaimed longer ago than the lost-id memory
+                    raise errors.EnvLostError(f"env {env_id} is lost: closed or reclaimed earlier")
+                raise UnknownEnvError(f"no env {env_id!r} on env server {self.server_id}: no run of it issued that id")
         session.renew()
         return session
 
@@ -317,8 +321,6 @@ class EnvServer:
     def step(self, env_id: str, action: Any) -> tuple[EnvSession, dict, float, bool, bool, dict]:
         """Step env ``env_id``; returns ``(session, observation, reward, terminated, truncated, info)``."""
         session = self.session(env_id)
-        if isinstance(action, str) and len(action) > MAX_ACTION_CHARS:
-            raise ValueError(f"action: {len(action)} characters is over the limit of {MAX_ACTION_CHARS}")
         with self._exclusive(session):
             if session.crashed_episode:
                 raise errors.EpisodeNotStartedError(f"env {env_id}: the episode ended with a crash; call reset")

@@ -1,10 +1,12 @@
 """The gRPC face of ``EnvServer``: requests in, typed Python calls, status codes out.
 
-Status codes: unknown env -> NOT_FOUND; bad action, options or types -> INVALID_ARGUMENT (the
-episode goes on); no capacity or a busy env -> RESOURCE_EXHAUSTED; draining -> UNAVAILABLE;
-step before reset -> FAILED_PRECONDITION; an env that is gone (reclaimed, or from an earlier
-server run) -> DATA_LOSS with ``x-desktop-gym-error: env_lost`` (the client's ``EnvLostError``).
-Every message names the call and the env id, field or limit at fault.
+Status codes: unknown env (an id no run of the server issued) -> NOT_FOUND; bad options, types
+or a malformed JSON action -> INVALID_ARGUMENT (an action the env cannot use is the step's
+``last_action_error`` instead, as with ``DesktopEnv``); no capacity or a busy env ->
+RESOURCE_EXHAUSTED; draining -> UNAVAILABLE; step before reset -> FAILED_PRECONDITION; an env
+that is gone (reclaimed, or from an earlier server run) -> DATA_LOSS with
+``x-desktop-gym-error: env_lost`` (the client's ``EnvLostError``). Every message names the call
+and the env id, field or limit at fault.
 """
 
 from __future__ import annotations
@@ -100,16 +102,15 @@ class EnvServicer(pb_grpc.EnvServiceServicer):
 
     @_rpc
     def Step(self, request: pb.StepRequest, context: grpc.ServicerContext) -> pb.StepReply:
+        # As DesktopEnv: an action the env cannot use (too long, not an action) is the step's
+        # last_action_error, and the episode goes on. JSON over the text limit stays text, so the
+        # env refuses it by its length without decoding it.
         action: Any = request.action
-        if len(action) > MAX_ACTION_CHARS:
-            raise ValueError(f"action: {len(action)} characters is over the limit of {MAX_ACTION_CHARS}")
-        if request.action_is_json:
+        if request.action_is_json and len(action) <= MAX_ACTION_CHARS:
             try:
                 action = json.loads(action)
             except json.JSONDecodeError as error:
                 raise ValueError(f"action: not valid JSON ({error.msg} at position {error.pos})") from None
-            if not isinstance(action, dict | list):
-                raise ValueError(f"action: a JSON action must be an object or a list, got {type(action).__name__}")
         session, observation, reward, terminated, truncated, info = self.server.step(request.env_id, action)
         return encode_step(
             observation, reward, terminated, truncated, info, session.screenshot_format, session.jpeg_quality

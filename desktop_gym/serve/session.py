@@ -94,7 +94,7 @@ class EnvSession:
     """An env on the server.
 
     Attributes:
-        env_id: ``"<server id>-<n>"``; the server id tells a restarted server's ids from the old ones.
+        env_id: ``"<server id>-<n>-<tag>"`` (see ``env_ids``): tells a restarted server's ids from the old ones.
         env: the ``DesktopEnv`` (or load-test env) on a pooled desktop.
         backend: the pooled desktop it runs on.
         state: ``idle``, ``resetting``, ``stepping`` or ``crashed``.

@@ -7,7 +7,9 @@ episode with reward 0 and both flags False. Observations are batched as the ``Di
 ``batch_space``: ``screenshot`` is one ``(n, H, W, 3)`` array, every text part a tuple of ``n``
 strings. ``infos`` follow ``VectorEnv._add_info`` (values plus ``_key`` masks).
 
-The envs step in parallel threads: each waits on its own server (or desktop) call.
+The envs step in parallel threads: each waits on its own server (or desktop) call. A bad action
+is that env's ``last_action_error`` and never stops the batch; an env that fails outright (lost,
+a server error) raises ``VectorStepError`` once every other env has stepped, holding their results.
 """
 
 from __future__ import annotations
@@ -23,7 +25,27 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 from gymnasium.vector.vector_env import AutoresetMode
 
+from ..errors import DesktopGymError
+
 Server = str | tuple[str, str | None]
+
+
+class VectorStepError(DesktopGymError, RuntimeError):
+    """Some envs of a vector step failed (an env lost, a server error); the others' results are kept.
+
+    Attributes:
+        failures: ``{env index: the exception}``.
+        results: one ``(observation, reward, terminated, truncated, info)`` per env, None where it failed.
+            The envs that stepped did step: their next step follows these results.
+    """
+
+    code = "vector_step"
+
+    def __init__(self, failures: dict[int, BaseException], results: list[Any]) -> None:
+        self.failures = failures
+        self.results = results
+        named = "; ".join(f"env {index}: {type(error).__name__}: {error}" for index, error in failures.items())
+        super().__init__(f"{len(failures)} of {len(results)} envs failed to step ({named})")
 
 
 class RemoteVectorEnv(VectorEnv):
@@ -50,6 +72,7 @@ class RemoteVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._last_observations: list[dict[str, Any] | None] = [None] * self.num_envs
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         """Reset every env; ``seed`` an int (env ``i`` gets ``seed + i``) or one per env."""
@@ -60,6 +83,7 @@ class RemoteVectorEnv(VectorEnv):
             )
         )
         self._needs_reset[:] = False
+        self._last_observations = [observation for observation, _ in results]
         infos: dict[str, Any] = {}
         for index, (_, info) in enumerate(results):
             infos = self._add_info(infos, info, index)
@@ -77,10 +101,36 @@ class RemoteVectorEnv(VectorEnv):
                 return observation, 0.0, False, False, info
             return env.step(actions[index])
 
-        results = list(self._executor.map(one, range(self.num_envs)))
+        # Every env's call runs to its end: one env's failure neither stops the others nor drops their results.
+        futures = [self._executor.submit(one, index) for index in range(self.num_envs)]
+        results: list[tuple[dict, float, bool, bool, dict] | None] = []
+        failures: dict[int, BaseException] = {}
+        for index, future in enumerate(futures):
+            try:
+                results.append(future.result())
+            except TypeError as error:  # the action could not be sent: the env's step is an error, as a refusal
+                results.append(self._refused(index, error))
+            except Exception as error:  # noqa: BLE001 - raised below, with every other env's result
+                results.append(None)
+                failures[index] = error
+        for index, result in enumerate(results):
+            if result is not None:
+                self._needs_reset[index] = result[2] or result[3]
+                self._last_observations[index] = result[0]
+        if failures:
+            raise VectorStepError(failures, results)
+        return self._assemble(results)  # type: ignore[arg-type]
+
+    def _refused(self, index: int, error: BaseException) -> tuple[dict, float, bool, bool, dict]:
+        """What a step whose action never left this process returns: the last observation with the error."""
+        observation = dict(self._last_observations[index] or {})
+        if "last_action_error" in observation:
+            observation["last_action_error"] = str(error)
+        return observation, 0.0, False, False, {"action_error": str(error)}
+
+    def _assemble(self, results: list[tuple[dict, float, bool, bool, dict]]):
         infos: dict[str, Any] = {}
-        for index, (_, _, terminated, truncated, info) in enumerate(results):
-            self._needs_reset[index] = terminated or truncated
+        for index, (_, _, _, _, info) in enumerate(results):
             infos = self._add_info(infos, info, index)
         return (
             self._batch([result[0] for result in results]),

@@ -77,17 +77,17 @@ def test_json_tool_call_and_malformed_text_keep_the_episode_going(loadtest_serve
     observation, *_ = env.step(call)
     assert observation["last_action_error"] == ""
     with pytest.raises(TypeError, match="action"):
-        env.step(42)
+        env.step({1, 2})  # cannot travel (42 is the step's last_action_error: tests/serve/test_remote_parity.py)
     env.close()
 
 
 def test_ten_megabyte_action_is_refused_and_the_episode_goes_on(loadtest_server):
     env = remote(loadtest_server)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="over the limit of 65536"):
-        env.step("x" * (10 * 1024 * 1024))
+    observation, _, _, _, info = env.step("x" * (10 * 1024 * 1024))
+    assert "10485760 characters long; at most 65536" in observation["last_action_error"] and info["step"] == 1
     _, _, _, _, info = env.step("wait()")
-    assert info["step"] == 1
+    assert info["step"] == 2
     env.close()
 
 
@@ -107,11 +107,12 @@ def test_bad_options_and_unknown_tasks_name_the_field(loadtest_server):
     assert loadtest_server.list_envs() == []  # no refused create kept a desktop
 
 
-def test_unknown_env_is_not_found_and_an_old_servers_env_is_lost(loadtest_server):
+def test_unknown_env_is_not_found(loadtest_server):
+    # An earlier run's env is lost: tests/serve/test_remote_parity.py (ids carry their issuer's tag).
     connection = EnvConnection(loadtest_server.address, loadtest_server.token)
     with pytest.raises(LookupError, match="no env 'nope'"):
         connection.call("Step", pb.StepRequest(env_id="nope", action="wait()"), "nope")
-    with pytest.raises(EnvLostError, match="earlier env server"):
+    with pytest.raises(LookupError, match="no run of it issued that id"):
         connection.call("Step", pb.StepRequest(env_id="0000beef-1", action="wait()"), "0000beef-1")
     connection.close()
 
@@ -269,7 +270,7 @@ def test_thousand_malformed_requests_leak_nothing(loadtest_server):
     bad = [
         ("Step", pb.StepRequest(env_id="missing", action="wait()"), LookupError),
         ("Step", pb.StepRequest(env_id=env.env_id, action="{", action_is_json=True), ValueError),
-        ("Step", pb.StepRequest(env_id=env.env_id, action="3", action_is_json=True), ValueError),
+        ("Step", pb.StepRequest(env_id=env.env_id, action="[1,", action_is_json=True), ValueError),
         ("CreateEnv", pb.CreateEnvRequest(task_id=TASK, options_json="[1]"), ValueError),
         ("CreateEnv", pb.CreateEnvRequest(task_id=TASK, options_json="{bad"), ValueError),
         ("Reset", pb.ResetRequest(env_id=env.env_id, options_json='{"seed": 1}'), ValueError),
