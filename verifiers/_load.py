@@ -41,7 +41,9 @@ class DocumentError(CheckFailed):
 def require(data: bytes | None, kind: str) -> bytes:
     """``data`` itself, or a ``DocumentError`` saying the ``kind`` file does not exist."""
     if data is None:
-        raise DocumentError(f"the {_KIND_NAMES.get(kind, kind)} file does not exist (was it saved?)", "missing")
+        what = _KIND_NAMES.get(kind, kind)
+        subject = "the file" if what == "file" else f"the {what} file"  # not "the file file"
+        raise DocumentError(f"{subject} does not exist (was it saved?)", "missing")
     check_size(data, _KIND_NAMES.get(kind, kind))
     return data
 

@@ -91,3 +91,10 @@ def test_command_output() -> None:
     assert "returncode expected 0, found 2" in result.reason and result.details["stderr"] == "boom"
     assert file_checks.verify_command_output(failed, returncode=2).success
     assert "did not run" in file_checks.verify_command_output(None).reason
+
+
+def test_a_missing_file_reads_as_plain_english() -> None:
+    # Was "the file file does not exist (was it saved?)".
+    reason = file_checks.verify_text_file(None, "x").reason
+    assert "the file does not exist" in reason and "file file" not in reason
+    assert "the file does not exist" in file_checks.verify_file_sha256(None, "0" * 64).reason
