@@ -185,6 +185,7 @@ def create_app(
         Route("/view", lambda request: _page("viewer.html")),
         Route("/view/{path:path}", lambda request: _page("episode.html")),
         Route("/train", lambda request: _page("train.html")),
+        Route("/favicon.ico", lambda request: FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")),
         Mount("/static", StaticFiles(directory=STATIC)),
         Route("/files/{path:path}", files),
         Route("/{path:path}", files),  # the folder's own files (eval report.html links into /view/...)
