@@ -16,8 +16,9 @@ import time
 import pytest
 
 from desktop_gym.errors import EnvLostError
-from desktop_gym.serve.client import RemoteEnv
+from desktop_gym.serve.client import EnvConnection, RemoteEnv
 from desktop_gym.serve.cluster import EnvCluster, marked_processes
+from desktop_gym.serve.protos import env_pb2 as pb
 
 pytestmark = pytest.mark.stage_serve
 
@@ -88,6 +89,14 @@ async def _scenario(cluster: EnvCluster, infos: list[dict]) -> None:
     # Ray kills a dead worker's children; the restarted server kills any that survived (orphans_killed).
     assert not old_desktop_pids & set(marked_processes(victim["key"])), "the dead server's desktops still run"
     assert replacement.startswith(restarted["server_id"])
+    # The restarted actor runs a new server with the same token: it knows the dead run's ids as lost
+    # (not as ids it never issued), so a client holding one is told to make a new env.
+    connection = EnvConnection(restarted["address"], cluster.token)
+    try:
+        with pytest.raises(EnvLostError, match="earlier env server"):
+            connection.call("Step", pb.StepRequest(env_id=lost[0], action="wait(seconds=0)"), lost[0])
+    finally:
+        connection.close()
     await pool.aclose()
 
 
