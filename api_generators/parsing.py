@@ -26,9 +26,11 @@ class ReplyFormatError(ValueError):
 
     Attributes:
         reply: The reply's text (set by the stage that parsed it), for the report.
+        tokens: What the call that gave the reply cost (set by the analysis), for the report.
     """
 
     reply: str = ""
+    tokens: int = 0
 
 
 def parse_reply(parse: Callable[[str], T], text: str) -> T:

@@ -182,6 +182,7 @@ def generate_api(
     except ReplyFormatError as exc:
         run.error = f"the analysis reply was unusable: {exc}"
         run.analysis_reply = exc.reply
+        run.analysis_tokens = run.analysis_tokens or exc.tokens
     run.drifted = [*getattr(client, "drifted", []), *getattr(analysis_client, "drifted", [])]
     run.seconds = time.monotonic() - started
     write_report(run, out)

@@ -29,6 +29,7 @@ def summary(run: PipelineRun) -> dict[str, Any]:
         "attempted": len(attempted),
         "accepted": len(accepted),
         "registered": list(run.registration.methods) if run.registration else [],
+        "install_refused": run.registration.install_refused if run.registration else "",
         "acceptance_rate": round(len(accepted) / len(attempted), 3) if attempted else 0.0,
         "mean_repair_rounds": round(sum(r.repair_rounds for r in attempted) / len(attempted), 2) if attempted else 0.0,
         "mean_seconds_per_function": round(sum(r.seconds for r in attempted) / len(attempted), 1) if attempted else 0.0,

@@ -46,6 +46,8 @@ def cmd_apigen(args: argparse.Namespace) -> int:
             f"installed as {run.target.module_path}" if run.registration.installed else f"in {run.registration.module}"
         )
         print(f"{run.target.tool_class} ({len(run.registration.methods)} methods) {where}")
+        if run.registration.install_refused:
+            print(f"not installed: {run.registration.install_refused}")
     print(f"report: {out / 'report.md'} and {out / 'report.html'}")
     return 1 if run.error else 0
 

@@ -15,7 +15,7 @@ from desktop_gym.guest.apps.tool_schema import tool_methods
 from .. import prompting
 from ..llm import LLMClient, LLMReply
 from ..models import ExampleTask, FunctionSpec
-from ..parsing import first_json_object, function_specs, parse_reply
+from ..parsing import ReplyFormatError, first_json_object, function_specs, parse_reply
 from ..targets import AppTarget
 
 MAX_TASKS = 20
@@ -97,7 +97,12 @@ def analyse(client: LLMClient, target: AppTarget, tasks: list[ExampleTask]) -> t
     )
     reply = client.complete(messages, key="analyse", prefill='```json\n{"functions": [')
     specs = []
-    for item in parse_reply(lambda text: function_specs(first_json_object(text)), reply.text):
+    try:
+        items = parse_reply(lambda text: function_specs(first_json_object(text)), reply.text)
+    except ReplyFormatError as exc:
+        exc.tokens = reply.prompt_tokens + reply.completion_tokens  # the report counts what the call cost
+        raise
+    for item in items:
         spec = FunctionSpec(**item)
         duplicate = existing_method(target, spec)
         if duplicate and not spec.reuse:

@@ -10,6 +10,7 @@ app's ``SPEC`` names the tool class (``tools="desktop_gym.apps.<app>.tools:Class
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -37,6 +38,7 @@ class Registration:
     cases: Path
     methods: tuple[str, ...]
     installed: bool
+    install_refused: str = ""  # why ``install`` left the installed module as it was
 
 
 def deduplicate(target: AppTarget, results: list[FunctionResult]) -> list[FunctionResult]:
@@ -58,17 +60,33 @@ def deduplicate(target: AppTarget, results: list[FunctionResult]) -> list[Functi
 FORMAT_TIMEOUT_S = 30.0
 
 
+# The house style, given outright: ruff would otherwise take the settings of any ruff.toml or
+# pyproject.toml above the output folder or the cwd, and the same run would write other bytes.
+HOUSE_FORMAT = ("--isolated", "--line-length", "120", "--target-version", "py310")
+
+
 def format_source(path: Path) -> bool:
-    """Format ``path`` with ruff (the house formatter) when it is installed; whether it ran."""
-    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
-    if not Path(ruff).exists():
+    """Format ``path`` with ruff in the house style when it is installed; whether it ran.
+
+    The venv's own ruff is preferred, and no config file is read: the bytes depend only on the source.
+    """
+    venv_ruff = Path(sys.executable).with_name("ruff")
+    ruff = str(venv_ruff) if venv_ruff.exists() else shutil.which("ruff")
+    if ruff is None:
         return False
     try:
-        subprocess.run(
-            [ruff, "format", "--quiet", str(path)], timeout=FORMAT_TIMEOUT_S, check=True, capture_output=True
-        )
+        source = path.read_bytes()
+        formatted = subprocess.run(
+            [ruff, "format", *HOUSE_FORMAT, "--quiet", "-"],
+            input=source,
+            timeout=FORMAT_TIMEOUT_S,
+            check=True,
+            capture_output=True,
+            cwd=path.parent,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return False
+    path.write_bytes(formatted)
     return True
 
 
@@ -98,6 +116,31 @@ def add_registry_entry(target: AppTarget, spec_path: Path | None = None) -> bool
     return True
 
 
+def public_methods(path: Path, tool_class: str) -> int | None:
+    """How many public methods ``tool_class`` defines in the module at ``path`` (None: no such class/file)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == tool_class:
+            functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+            return sum(isinstance(item, functions) and not item.name.startswith("_") for item in node.body)
+    return None
+
+
+def _shrinking_install(target: AppTarget, module: Path) -> str:
+    """Why installing ``module`` would lose methods of the installed one, or ""."""
+    installed = public_methods(target.module_path, target.tool_class)
+    new = public_methods(module, target.tool_class) or 0
+    if installed is None or new >= installed:
+        return ""
+    return (
+        f"the installed {target.tool_class} ({target.module_path}) has {installed} methods and this run's has {new}: "
+        f"kept the installed one (the new module is in {module}; merge it by hand)"
+    )
+
+
 def register(
     target: AppTarget, accepted: list[FunctionResult], out_dir: Path, doc: str, install: bool = False
 ) -> Registration:
@@ -113,6 +156,9 @@ def register(
     )
     for path in (module, cases):
         format_source(path)
+    refused = _shrinking_install(target, module) if install else ""
+    if refused:
+        return Registration(module, cases, tuple(r.spec.name for r in accepted), False, refused)
     if install:
         shutil.copyfile(module, target.module_path)
         CASES_DIR.mkdir(parents=True, exist_ok=True)
