@@ -15,7 +15,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -36,6 +36,23 @@ def _page(name: str) -> FileResponse:
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _viewer_redirect(root: Path, relative: str) -> Response | None:
+    """``<folder>/view/<rest>`` -> ``/view/<folder>/<rest>``: an eval report links ``view/...`` from its own folder.
+
+    None unless ``<folder>`` is a folder inside ``root`` and ``<rest>`` is not empty.
+    """
+    folder, marker, rest = relative.partition("/view/")
+    if not marker or not rest:
+        return None
+    try:
+        trajectories.confined(root, f"{folder}/{rest}")  # the target must stay inside the folder too
+        if not trajectories.confined(root, folder).is_dir():
+            return None
+    except PermissionError:
+        return None
+    return RedirectResponse(f"/view/{folder}/{rest}", status_code=307)
 
 
 def create_app(
@@ -167,7 +184,9 @@ def create_app(
         except LookupError as error:
             return _error(404, str(error))
         if not path.is_file():
-            return _error(404, f"no file {request.path_params.get('path', '')!r}")
+            relative = request.path_params.get("path", "")
+            viewer = _viewer_redirect(need_root(), relative)
+            return viewer if viewer is not None else _error(404, f"no file {relative!r}")
         return FileResponse(path)
 
     routes = [
