@@ -1,0 +1,62 @@
+"""The load harness: bounded busy processes that spin while the block runs and are gone after it."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from desktop_gym.cpu_load import MAX_PROCESSES, MAX_SECONDS
+from desktop_gym.testing import cpu_load
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_the_busy_processes_spin_inside_the_block_and_are_killed_on_exit() -> None:
+    with cpu_load(processes=3, seconds=60) as load:
+        assert len(load.pids) == 3 and load.running() == 3
+        assert all(cpu_seconds(pid) > 0 for pid in load.pids)
+        assert load.load_average > 0
+    assert not any(alive(pid) for pid in load.pids)
+
+
+def test_the_processes_die_when_the_block_raises() -> None:
+    with pytest.raises(RuntimeError, match="inside"), cpu_load(processes=2, seconds=60) as load:
+        raise RuntimeError("inside the block")
+    assert not any(alive(pid) for pid in load.pids)
+
+
+def test_a_busy_process_stops_on_its_own_at_its_time_cap() -> None:
+    with cpu_load(processes=1, seconds=0.5) as load:
+        deadline = time.monotonic() + 10
+        while load.running() and time.monotonic() < deadline:
+            time.sleep(0.05)  # polling interval of a condition wait
+        assert load.running() == 0
+
+
+@pytest.mark.parametrize(
+    ("processes", "seconds", "message"),
+    [
+        (0, 1, "positive"),
+        (MAX_PROCESSES + 1, 1, "cap"),
+        (True, 1, "positive"),
+        (1, 0, "seconds"),
+        (1, MAX_SECONDS + 1, "seconds"),
+    ],
+)
+def test_counts_and_durations_out_of_range_are_refused(processes, seconds, message) -> None:
+    with pytest.raises(ValueError, match=message), cpu_load(processes=processes, seconds=seconds):
+        pass
