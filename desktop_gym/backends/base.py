@@ -92,14 +92,48 @@ class Backend(ABC):
     def _start(self) -> DesktopHandle:
         """Bring up a fresh desktop and return its handle once its guest answers."""
 
-    @abstractmethod
-    def close(self) -> None:
-        """Kill everything this backend started (subclasses call :meth:`_forget_handle` first)."""
+    def close(self, timeout: float = 10.0) -> None:
+        """Kill everything this backend started; safe to call twice, and at interpreter exit.
 
-    def _forget_handle(self) -> None:
-        """The shared first step of ``close``: no handle, no exit hook."""
+        The lifecycle shared by every backend: the handle and the exit hook go first (a failed
+        close is never retried at exit), then :meth:`_close` does the backend's own work.
+        Subclasses write :meth:`_close` only.
+
+        Args:
+            timeout: How long processes may take to die.
+
+        Raises:
+            BackendError: something survived (the message names it); any other failure is wrapped
+                in one, naming this backend.
+        """
         atexit.unregister(self.close)
         self._handle = None
+        try:
+            self._close(timeout)
+        except BackendError:
+            raise
+        except Exception as error:  # noqa: BLE001 - one error type leaves close
+            raise BackendError(f"closing the {self.name} desktop failed: {error}") from error
+
+    @abstractmethod
+    def _close(self, timeout: float) -> None:
+        """Tear down what ``_start`` began (called with no handle held; may run after a failed start)."""
+
+    def wipe_session(self) -> None:
+        """Kill the running desktop's apps and empty its home, so the next env finds a fresh session
+        (an env server's pool calls this between envs)."""
+        from ..guest.client import GuestClient
+
+        handle = self.start()
+        with GuestClient(handle.address, token=handle.token, timeout=30.0) as client:
+            client.clear_session()
+
+    @property
+    def env_class(self) -> type:
+        """The env class an env server builds on this backend (``DesktopEnv``; a stand-in may differ)."""
+        from ..env import DesktopEnv
+
+        return DesktopEnv
 
     def _new_handle(
         self,

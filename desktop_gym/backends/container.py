@@ -298,9 +298,8 @@ class ContainerBackend(Backend):
         usage = stats.get("memory_stats", {}).get("usage")
         return int(usage) if usage else None
 
-    def close(self) -> None:
+    def _close(self, timeout: float) -> None:
         """Kill and remove the container (no grace period) and remove its bind-mounted folder."""
-        self._forget_handle()
         if self._container is not None:
             import docker
 

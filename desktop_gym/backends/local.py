@@ -438,13 +438,12 @@ class LocalBackend(Backend):
 
     # -- teardown ------------------------------------------------------------------------------
 
-    def close(self, timeout: float = 10.0) -> None:
+    def _close(self, timeout: float) -> None:
         """Kill every process of the session (and whatever they spawned) and remove a temporary workdir.
 
         Raises:
             BackendError: processes carrying the session marker survived ``timeout`` seconds.
         """
-        self._forget_handle()
         deadline = time.monotonic() + timeout
         seen = set(processes_with_marker(self.session_id)) if self.session_id is not None else set()
         guest = self._procs.get("guest")

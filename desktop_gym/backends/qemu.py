@@ -297,13 +297,12 @@ class QemuBackend(Backend):
                 return int(line.split()[1]) * 1024
         return 0
 
-    def close(self, timeout: float = 10.0) -> None:
+    def _close(self, timeout: float) -> None:
         """Kill QEMU and remove the overlay (and its snapshots).
 
         Raises:
             BackendError: the QEMU process survived SIGKILL for ``timeout`` seconds.
         """
-        self._forget_handle()
         self.snapshots = []
         survivor = None
         if self._proc is not None:

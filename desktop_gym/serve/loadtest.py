@@ -162,8 +162,7 @@ class LoadTestBackend(Backend):
         if self.guest is not None:
             self.guest.clear_session()
 
-    def close(self) -> None:
-        self._forget_handle()
+    def _close(self, timeout: float) -> None:
         self.guest = None
 
 
