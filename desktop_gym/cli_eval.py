@@ -24,6 +24,11 @@ def add_eval_commands(subparsers: Any) -> None:
     what.add_argument("--suite", action="append", default=[], help="a task suite (repeatable), e.g. starter")
     what.add_argument("--task", nargs="+", default=[], help="task ids")
     what.add_argument("--compare", nargs=2, metavar=("A", "B"), help="compare two result folders (writes into --out)")
+    parser.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="--compare: compare the episodes both folders hold when their (task, seed, run) sets differ",
+    )
     what.add_argument("--report", metavar="DIR", help="rewrite the report of a result folder")
     parser.add_argument(
         "--agent",
@@ -83,7 +88,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.compare:
         out = Path(args.out or "runs/eval/compare")
-        paths = write_comparison(out, read_records(args.compare[0]), read_records(args.compare[1]))
+        from .errors import ResultsError
+
+        try:
+            paths = write_comparison(
+                out, read_records(args.compare[0]), read_records(args.compare[1]), args.allow_mismatch
+            )
+        except ResultsError as error:
+            print(f"desktop-gym eval: {error}")
+            return 2
         print((out / "compare.md").read_text(encoding="utf-8"))
         print(f"[report] {paths['html']}")
         return 0

@@ -61,7 +61,7 @@ def test_null_agent_fails_every_task_and_compares_against_the_oracle(oracle_run:
     compare = tmp_path / "compare"
     assert main(["eval", "--compare", str(null_out), str(oracle_run), "--out", str(compare)]) == 0
     table = (compare / "compare.md").read_text(encoding="utf-8")
-    assert "| overall | 0.0 ± 0.0% | 100.0 ± 0.0% | +100.0 pts |" in table
+    assert "| overall | 3 | 0.0 ± 0.0% | 100.0 ± 0.0% | +100.0 pts |" in table
 
 
 def test_report_shows_reference_steps_per_task(oracle_run: Path) -> None:

@@ -111,6 +111,6 @@ def test_comparison_puts_both_runs_side_by_side_per_domain(tmp_path: Path) -> No
     hybrid = [EpisodeRecord(r.task_id, r.seed, r.run, "x", "hybrid", success=True, steps=1) for r in RECORDS]
     paths = write_comparison(tmp_path, RECORDS, hybrid)
     markdown = paths["markdown"].read_text(encoding="utf-8")
-    assert "| calc | 75.0 ± 35.4% | 100.0 ± 0.0% | +25.0 pts | 4.0 | 1.0 |" in markdown
-    assert "| overall | 50.0 ± 23.6% | 100.0 ± 0.0% | +50.0 pts |" in markdown
+    assert "| calc | 4 | 75.0 ± 35.4% | 100.0 ± 0.0% | +25.0 pts | 100.0% | 100.0% | 4.0 | 1.0 | 1 |" in markdown
+    assert "| overall | 6 | 50.0 ± 23.6% | 100.0 ± 0.0% | +50.0 pts |" in markdown
     assert "x (gui) vs x (hybrid)" in paths["html"].read_text(encoding="utf-8")
