@@ -6,7 +6,7 @@ vLLM engine actor; every prompt gets its own instance, i.e. its own desktop epis
 
     python -m openrlhf.cli.train_ppo_ray ... \\
         --train.agent_func_path "$(python -c 'import desktop_gym.train.adapters.openrlhf as m; print(m.__file__)')" \\
-        --data.label_key label      # rows from openrlhf_rows(): the label names the task and seed
+        --data.input_key prompt --data.label_key label   # rows from openrlhf_rows(): the label names the task
 
 Configuration travels in environment variables (OpenRLHF builds instances without arguments):
 ``DESKTOP_GYM_SOURCE`` (an :class:`EnvSource` as JSON: env options or an env server address) and
@@ -19,11 +19,18 @@ rewards per episode), the next observation as the environment feedback (a user t
 assistant turn opened again), ``done``, extra logs, and the screenshot as ``environment_images``
 when the observation includes one. The dataset's own prompt text is not used: the desktop gives
 the prompt. Absolute imports only: OpenRLHF executes this file outside its package.
+
+An answer cut by the token budget (no end-of-turn token) is closed before the next user turn:
+the feedback then starts with what the chat template writes after an assistant message
+(``<|im_end|>\n`` in ChatML), so the sequence never reads ``...text\n<|im_start|>user``. The
+executor records each answer's token ids (through a thin wrapper around OpenRLHF's engine) for
+the instance to see how it ended.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -52,6 +59,10 @@ __all__ = [
     "openrlhf_rows",
     "parse_label",
 ]
+
+
+_ANSWERS: contextvars.ContextVar[list[list[int]]] = contextvars.ContextVar("desktop_gym_openrlhf_answers")
+"""The token ids of each answer of the episode the current ``AgentExecutor.execute`` call runs."""
 
 
 def openrlhf_rows(task_ids: Sequence[str], seeds: Iterable[int] = (0,)) -> list[dict[str, str]]:
@@ -105,7 +116,7 @@ class DesktopAgentInstance(AgentInstanceBase):
         outcome = await asyncio.to_thread(self.episode.act, action)
         if outcome.done:  # OpenRLHF drops the instance after the episode: give its desktop back now
             await asyncio.to_thread(self.episode.close)
-        feedback = "" if outcome.done else self._turn(outcome.text) + self.prefill
+        feedback = "" if outcome.done else self._close_answer() + self._turn(outcome.text) + self.prefill
         images = None
         if outcome.screenshot is not None and not outcome.done:
             images = [screenshot_image(outcome.screenshot)]
@@ -134,16 +145,30 @@ class DesktopAgentInstance(AgentInstanceBase):
             raise RuntimeError("DesktopAgentInstance.tokenizer is unset: run it through AgentExecutor.execute")
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
-    def _turn(self, text: str) -> str:
-        """The tokens after the model's answer: a user turn with ``text``, then the assistant turn opened.
+    def _close_answer(self) -> str:
+        """What must follow the last answer to end the assistant turn as the template ends it.
 
-        The model's answer ended with its end-of-turn token; what the template writes after it
-        (ChatML: a newline) is kept, so the sequence reads as the template would render the chat.
+        The template's closing (ChatML: ``<|im_end|>\n``) less the end-of-turn token when the
+        model wrote it; the whole closing when the answer was cut (no end-of-turn token came).
         """
+        closing = self._assistant_closing()
+        answers = _ANSWERS.get(None)
+        last = self.tokenizer.decode(answers[-1][-1:]) if answers and answers[-1] else ""
+        return closing[len(last) :] if last and closing.startswith(last) else closing
+
+    def _assistant_closing(self) -> str:
+        """The text the chat template writes after an assistant message's content."""
+        marker = "\x00desktop-gym-answer\x00"
+        chat = [{"role": "user", "content": "x"}, {"role": "assistant", "content": marker}]
+        rendered = self.tokenizer.apply_chat_template(chat, tokenize=False)
+        return rendered.split(marker, 1)[1] if marker in rendered else "\n"
+
+    def _turn(self, text: str) -> str:
+        """The user turn with ``text``, then the assistant turn opened (what the template writes for them)."""
         system = [{"role": "system", "content": self.system}]
         head = self.tokenizer.apply_chat_template(system, tokenize=False)
         full = self._render([*system, {"role": "user", "content": text}])
-        return "\n" + full[len(head) :] if full.startswith(head) else full
+        return full[len(head) :] if full.startswith(head) else full
 
 
 class AgentExecutor(MultiTurnAgentExecutor):
@@ -154,4 +179,23 @@ class AgentExecutor(MultiTurnAgentExecutor):
 
     async def execute(self, prompt, label, sampling_params, max_length: int, hf_tokenizer, llm_engine, images=None):  # noqa: ANN001, ANN201 - OpenRLHF's signature
         DesktopAgentInstance.tokenizer = hf_tokenizer
-        return await super().execute(prompt, label, sampling_params, max_length, hf_tokenizer, llm_engine, images)
+        answers: list[list[int]] = []
+        _ANSWERS.set(answers)  # this call's task only: concurrent episodes keep their own lists
+        engine = _RecordingEngine(llm_engine, answers)
+        return await super().execute(prompt, label, sampling_params, max_length, hf_tokenizer, engine, images)
+
+
+class _RecordingEngine:
+    """OpenRLHF's engine, with each answer's token ids kept for the agent instance."""
+
+    def __init__(self, engine: Any, answers: list[list[int]]) -> None:
+        self._engine = engine
+        self._answers = answers
+
+    async def generate(self, prompt_token_ids: list[int], sampling_params: Any, multi_modal_data: Any = None) -> Any:
+        output = await self._engine.generate(prompt_token_ids, sampling_params, multi_modal_data=multi_modal_data)
+        self._answers.append(list(output.outputs[0].token_ids))
+        return output
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
