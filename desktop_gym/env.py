@@ -7,6 +7,7 @@ through the guest agent, so the env does not care which backend started the desk
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -447,12 +448,19 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             window = None if crashed else self._safe(self._client.focused_window)
             observation["focused_window_class"] = window.app if window is not None else ""
         if "last_action_result" in parts:
-            observation["last_action_result"] = result or ""
+            observation["last_action_result"] = self._for_agent(result or "")
         if "last_action_error" in parts:
-            observation["last_action_error"] = error or ""
+            observation["last_action_error"] = self._for_agent(error or "")
         if tree_request is not None:
-            observation["a11y_tree"] = tree_request.result() or ""
+            observation["a11y_tree"] = self._for_agent(tree_request.result() or "")
         return observation
+
+    def _for_agent(self, text: str) -> str:
+        """``text`` with the session home written ``~``: the agent never sees the host's workdir."""
+        home = str(self._handle.info.get("home") or "").rstrip("/") if self._handle is not None else ""
+        if not home or home not in text:
+            return text
+        return re.sub(re.escape(home) + r"(?=/|[^\w.-]|$)", "~", text)
 
     def _observe_apis(self, observation: dict[str, Any], crashed: bool) -> AppFocus | None:
         """Fill ``app_info`` and ``api`` from the focused app, note which APIs are offered; the focus."""
@@ -468,7 +476,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._offered_apps = self.exposure.offered_apps(info.app if info else "")
         self._observed_focus = info
         if "app_info" in parts:
-            observation["app_info"] = info.summary[: self.app_info_max_chars] if info else ""
+            observation["app_info"] = self._for_agent(info.summary)[: self.app_info_max_chars] if info else ""
         if "api" in parts:
             observation["api"] = self.exposure.api_prompt(self._offered_apps)
         return info
