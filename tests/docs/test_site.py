@@ -90,3 +90,17 @@ def test_the_test_command_builds_the_docs_strictly() -> None:
 
 def test_the_built_site_is_ignored_by_git() -> None:
     assert "/site/" in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
+REPO_PATH = re.compile(r"`((?:[\w.-]+/)+[\w.-]+\.(?:py|json|md|toml|txt|yaml|sh|proto))`")
+
+
+def test_every_repository_path_the_pages_name_exists() -> None:
+    """A path in backticks (``guest/screen.py``, ``tasks/catalogue.json``) names a file in the tree,
+    from the root or from the package (so pages follow files that move)."""
+    missing = []
+    for page in [ROOT / "README.md", ROOT / "CHANGELOG.md", *(DOCS / name for name in sorted(doc_pages()))]:
+        for path in REPO_PATH.findall(page.read_text(encoding="utf-8")):
+            if not any((base / path).exists() for base in (ROOT, ROOT / "desktop_gym")):
+                missing.append(f"{page.relative_to(ROOT)}: {path}")
+    assert missing == []
