@@ -150,5 +150,33 @@ def test_training_page_draws_charts_with_phase_changes(browser: Any, shots: Path
         assert len(points.split()) == 12
         assert page.locator("[data-metric='entropy'] line.phase-marker").count() == 2
         assert "entropy fell" in page.locator("#phases").inner_text()
+        assert page.locator("#evals .none-yet").inner_text() == "none yet"  # no held-out eval in this run
         page.screenshot(path=str(shots / "training.png"), full_page=True)
+        page.close()
+
+
+def test_training_page_clamps_rates_and_plots_held_out_evals(browser: Any, shots: Path, tmp_path: Path) -> None:
+    run = tmp_path / "train-evals"
+    run.mkdir()
+    rows = [
+        {"kind": "eval", "label": "before", "iteration": 0, "success": 0.25, "ci_low": 0.1, "ci_high": 0.5},
+        {"kind": "iteration", "iteration": 1, "phase": "rl", "success": 0.5},
+        {"kind": "iteration", "iteration": 2, "phase": "rl", "success": 1.7},  # a bad row: over 100%
+        {"kind": "iteration", "iteration": 3, "phase": "rl", "success": -0.2},
+        {"kind": "eval", "label": "after", "iteration": 3, "success": 0.75, "ci_low": 0.5, "ci_high": 0.9},
+    ]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with WebServer(create_app(root=tmp_path)) as web:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{web.url}/train?run=train-evals")
+        page.locator("#evals li").nth(1).wait_for(timeout=10_000)
+        chart = page.locator("[data-metric='success'] svg")
+        assert chart.locator("rect.interval-point").count() == 2 and chart.locator("line.interval").count() == 2
+        labels = chart.locator("text").evaluate_all("els => els.map(e => e.textContent)")
+        assert "0" in labels and "1" in labels and "1.7" not in labels  # the axis is [0, 1]
+        ys = [float(point.split(",")[1]) for point in chart.locator("polyline.series").get_attribute("points").split()]
+        assert 10.0 - 1e-6 <= min(ys) and max(ys) <= 176.0 + 1e-6  # inside the plot area: clamped to [0, 1]
+        assert "75.0% held-out success (95% CI 50.0% to 90.0%)" in page.locator("#evals").inner_text()
+        assert page.locator("#phases .none-yet").count() == 1
+        page.screenshot(path=str(shots / "training_evals.png"), full_page=True)
         page.close()
