@@ -230,3 +230,34 @@ def test_a_workdir_the_session_user_cannot_reach_is_refused(tmp_path: Path) -> N
     closed.mkdir(mode=0o700)
     with pytest.raises(BackendError, match=f"{closed} is closed to other users"):
         LocalBackend(workdir=closed / "inner").start()
+
+
+def test_a_session_can_neither_learn_nor_forge_another_sessions_id(guest: GuestClient) -> None:
+    # Issue 32: a session read another's id from its reaper's command line, wrote
+    # /tmp/desktop-gym-x/owner.json naming it, and the next env start killed that session.
+    from desktop_gym.backends import reaper
+
+    victim = LocalBackend(width=640, height=480)
+    victim.start()
+    try:
+        assert victim.session_id is not None
+        seen = guest.exec(
+            "cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ /tmp/desktop-gym-*/owner.json 2>/dev/null | tr '\\0' ' '",
+            shell=True,
+        ).stdout
+        assert victim.session_id not in seen, "another session's id is readable from inside a session"
+        forged = {"pid": 1, "start_time": 0, "session": victim.session_id, "display": None}
+        made = guest.exec(
+            f"d=$(mktemp -d /tmp/desktop-gym-XXXXXXXX) && chmod 755 $d && echo '{json.dumps(forged)}' > $d/owner.json"
+            " && echo $d",
+            shell=True,
+        )
+        assert made.returncode == 0, made.stderr
+        forged_dir = Path(made.stdout.strip())
+        try:
+            assert victim.session_id not in reaper.clean_stale_sessions(Path("/tmp"))
+            assert victim.is_alive() and reaper.session_pids(victim.session_id), "the forged file killed the victim"
+        finally:
+            guest.exec(f"rm -rf {forged_dir}", shell=True)
+    finally:
+        victim.close()
