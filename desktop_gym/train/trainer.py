@@ -133,8 +133,9 @@ class Trainer:
             self.sampler_policy = self._versioned_policy(copy.deepcopy(self.model))
         record = self.output / "trajectories" if config.record_trajectories else None
         self.collector = RolloutCollector(self.envs, self.sampler_policy, self.prompt, rl.reward_rule, record)
-        self.instances = [f"{task}#{seed}" for task in config.env.task_ids for seed in range(rl.train_seeds)]
-        self.sampler = FrontierSampler(self.instances, seed=rl.seed)
+        # Frontier Sampling keys by task id: a task's instances (seeds) share one success estimate, so
+        # the estimate fills up (keyed by instance, most of 500 seeds are never seen twice).
+        self.sampler = FrontierSampler(list(config.env.task_ids), seed=rl.seed)
         self.trigger = EntropulseTrigger(config.entropulse)
         self.rng = np.random.default_rng(rl.seed)
         self.metrics = MetricsLog(self.output / "metrics.jsonl")
@@ -177,8 +178,10 @@ class Trainer:
                     batch = self.collect()
                 else:  # the next batch samples with the current weights while this one trains
                     batch = pending.result() if pending is not None else self.collect()
+                    pending = None
                     self._sync_sampler()
-                    pending = threads.submit(self.collect)
+                    if self.iteration < self.config.rl.iterations:  # no batch that nothing would train on
+                        pending = threads.submit(self.collect)
                 self.rl_update(*batch)
                 reason = self.trigger.update(self.last["entropy"], self.last["success"])
                 if reason and self.iteration < self.config.rl.iterations:
@@ -188,11 +191,10 @@ class Trainer:
                     self.sft_phase(reason)
                 if self.config.rl.checkpoint_every and self.iteration % self.config.rl.checkpoint_every == 0:
                     self.save_checkpoint()
-            if pending is not None:
-                pending.result()
         finally:
             if threads is not None:
                 threads.shutdown(wait=True)
+        self._sync_sampler()  # the rollout copy lags one update behind: evaluate the trained weights
         if evaluate:
             summary["after"] = self.evaluate("after")
         self.save_checkpoint()
@@ -217,13 +219,18 @@ class Trainer:
             self.sampler_policy.version = self.policy.version
 
     def collect(self) -> tuple[list[Trajectory], RolloutStats]:
-        """One iteration's rollouts (G episodes of each sampled task instance) and what they cost."""
-        rl = self.config.rl
+        """One iteration's rollouts (G episodes of each sampled task instance) and what they cost.
+
+        Tasks are drawn by Frontier Sampling (or uniformly), then each drawn task's seed uniformly
+        from ``0..rl.train_seeds - 1``.
+        """
+        rl, task_ids = self.config.rl, list(self.config.env.task_ids)
         if rl.frontier:
             picked = self.sampler.sample(rl.tasks_per_iteration)
         else:
-            picked = [self.instances[int(i)] for i in self.rng.choice(len(self.instances), rl.tasks_per_iteration)]
-        tasks = [(key.rsplit("#", 1)[0], int(key.rsplit("#", 1)[1])) for key in picked]
+            picked = [task_ids[int(i)] for i in self.rng.choice(len(task_ids), rl.tasks_per_iteration)]
+        seeds = self.rng.integers(0, rl.train_seeds, size=len(picked))
+        tasks = [(task, int(seed)) for task, seed in zip(picked, seeds, strict=True)]
         trajectories = self.collector.collect(grouped_episodes(tasks, rl.group_size), self.progress, "rollouts")
         return trajectories, copy.copy(self.collector.stats)
 
@@ -265,10 +272,10 @@ class Trainer:
             )
             self.policy.version += 1
         entropy = update.pop("entropy") if update else self._entropy(rest)
-        per_instance: dict[str, list[float]] = {}
+        per_task: dict[str, list[float]] = {}
         for trajectory in trajectories:
-            per_instance.setdefault(f"{trajectory.task_id}#{trajectory.seed}", []).append(float(trajectory.success))
-        self.sampler.observe({key: float(np.mean(v)) for key, v in per_instance.items()})
+            per_task.setdefault(trajectory.task_id, []).append(float(trajectory.success))
+        self.sampler.observe({key: float(np.mean(v)) for key, v in per_task.items()})
         self.buffer += [t for t in trajectories if t.success]
         success = float(np.mean([t.success for t in trajectories])) if trajectories else 0.0
         seconds = stats.seconds + time.perf_counter() - started

@@ -25,9 +25,15 @@ a trajectory without an ``end`` row loads with ``complete=False``.
 
 Training metrics (``metrics.jsonl`` beside a run's checkpoints, one JSON object per line):
 ``{"kind": "iteration", "iteration", "phase" ("rl" | "sft"), "success", "reward", "entropy",
-"kl", "loss", "steps_per_s", "tokens_per_s", "time" (s since the run started), "policy_lag",
-"episodes", "samples", "well_formed", "groups", "groups_with_signal"}`` per iteration (``kl`` and
-``loss`` are null when no sample carried signal, ``success`` is null for SFT iterations), and
+"kl", "loss", "clip_fraction", "ratio_mean", "ratio_min", "ratio_max", "importance_weight",
+"grad_norm", "grad_norm_max", "optimizer_steps", "response_tokens", "steps_per_s",
+"tokens_per_s", "time" (s since the run started), "policy_lag", "episodes", "samples",
+"well_formed", "groups", "groups_with_signal"}`` per iteration. ``entropy`` is the policy's mean
+per-token entropy at the sampling temperature over the response tokens of every step of the
+iteration, before its update (after an SFT phase: over the last RL iteration's first 16 steps,
+under the SFT result); the ratio and clip fields cover every response token of every pass;
+``kl``, ``loss`` and the update fields are null when no sample carried signal (no update),
+``success`` is null for SFT iterations; and
 ``{"kind": "phase", "iteration", "phase" (the new one), "reason", "time"}`` at each phase change;
 ``{"kind": "eval", "label", "success", "ci_low", "ci_high", "episodes", "successes", "time"}`` for
 held-out evaluations.

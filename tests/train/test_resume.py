@@ -113,6 +113,7 @@ def assert_same(resumed: dict[str, Any], straight: dict[str, Any]) -> None:
 def test_a_resumed_run_equals_the_uninterrupted_one(tmp_path: Path) -> None:
     straight = run(tmp_path / "straight", 4)  # RL, RL, SFT, RL
     assert straight["phases"] == 1 and straight["iteration"] == 4 and straight["buffer"]
+    assert set(straight["frontier"]) == {"standin"}  # Frontier Sampling keyed by task id, not by instance
     for cut_after in (1, 3):  # before the SFT phase (the buffer, the initial reference), after it (the SFT reference)
         run(tmp_path / f"first-{cut_after}", cut_after)
         resumed = run(tmp_path / f"second-{cut_after}", 4, resume_from=tmp_path / f"first-{cut_after}" / "checkpoint")
