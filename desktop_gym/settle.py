@@ -3,8 +3,11 @@
 OSWorld pauses 2 s after every action. We return as soon as nothing was drawn for ``quiet``
 seconds; then we make sure no app is still busy with queued work (an app saving a file does not
 repaint, so a still screen alone proves nothing), and if one was, we let the screen settle once
-more. The guest does all of it in one call on X DAMAGE; ``DESKTOP_GYM_SETTLE=poll`` instead polls
-screenshots from the host (the baseline the benchmarks compare).
+more. The guest does all of it in one call on X DAMAGE, and on a loaded machine a quiet screen
+can be an office that got no CPU yet: so it also has each office work off its pending events and
+show a paint it asks for (``guest.apps.readiness.wait_office_presented``; issue 32).
+``DESKTOP_GYM_SETTLE=poll`` instead polls screenshots from the host (the baseline the benchmarks
+compare).
 """
 
 from __future__ import annotations

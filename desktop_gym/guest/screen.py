@@ -31,19 +31,23 @@ class DamageWatch:
 
     Args:
         display_name: X display such as ``":5"``; ``None`` uses ``$DISPLAY``.
+        window_id: Watch this window only (what its app draws into it) instead of the root.
 
     Raises:
         RuntimeError: the X server lacks the DAMAGE extension.
     """
 
-    def __init__(self, display_name: str | None = None) -> None:
+    def __init__(self, display_name: str | None = None, window_id: int | None = None) -> None:
         self._display = xdisplay.Display(display_name)
         if not self._display.has_extension("DAMAGE"):
             self._display.close()
             raise RuntimeError(f"the X server of display {display_name!r} has no DAMAGE extension")
         self._display.damage_query_version()
         self._event_type = self._display.extension_event.DamageNotify
-        self._damage = self._display.screen().root.damage_create(xdamage.DamageReportNonEmpty)
+        drawable = self._display.screen().root
+        if window_id is not None:
+            drawable = self._display.create_resource_object("window", window_id)
+        self._damage = drawable.damage_create(xdamage.DamageReportNonEmpty)
         self._display.sync()
         self._lock = threading.Lock()
         self._drawn_unseen = True  # damage a wait_quiet consumed, still owed to drawn_since_last_look
@@ -87,6 +91,19 @@ class DamageWatch:
                 return False
             # Wait for the next event (a draw) or the moment the screen counts as settled.
             select.select([self._display.fileno()], [], [], max(0.0, min(ready_at, deadline) - now))
+
+    def wait_drawn(self, timeout: float) -> bool:
+        """Return True once something is drawn after the latest ``mark`` (or look), False at ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                if self._take_damage():
+                    self._drawn_unseen = True
+                    return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            select.select([self._display.fileno()], [], [], remaining)
 
     def _take_damage(self) -> bool:
         """Clear the damage and say whether any was reported (caller holds the lock)."""

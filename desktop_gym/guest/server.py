@@ -128,6 +128,7 @@ class _NoDisplay:
 
 
 INPUT_IDLE_TIMEOUT = 10.0  # seconds an app may take to handle one input action
+PRESENT_TIMEOUT = 5.0  # seconds an office's window may take to show the paint a settle asks for
 FIRST_PAINT_GRACE = 0.15  # seconds after input a settle waits for the first repaint (LibreOffice: 25-140 ms)
 
 
@@ -344,7 +345,10 @@ class GuestServicer(pb_grpc.GuestServicer):
         settled = self.screen.wait_quiet(quiet, timeout, self._paint_due)
         idle_started = time.perf_counter()
         self.launcher.wait_idle(timeout=request.busy_timeout or 10.0)
-        if time.perf_counter() - idle_started > 0.02:  # an app was busy: what it draws now must land too
+        busy = time.perf_counter() - idle_started > 0.02
+        # An office that had no CPU yet also looks quiet: it must paint what it has pending, and show it.
+        presented = self.launcher.wait_presented(timeout=max(timeout, PRESENT_TIMEOUT))
+        if busy or not presented:  # an app was busy (or showed no paint): what it draws now must land too
             settled = self.screen.wait_quiet(quiet, timeout)
         return pb.WaitSettledReply(settled=settled, waited_seconds=time.perf_counter() - started)
 

@@ -4,8 +4,10 @@ Every app is started as the leader of its own process group, so ``kill_all`` can
 together with everything it spawned (``soffice`` -> ``oosplash`` -> ``soffice.bin``).
 LibreOffice always starts from a fresh copy of a lock-free profile in a per-launch folder, and
 opens the task file where the task put it (tasks write a fresh copy of their inputs at every
-reset, and the agent saves over that path); see ``office_launch``. A launch logs its seconds per
-phase (process start, window, UNO, layout, quiet screen) and keeps them in ``extra``.
+reset, and the agent saves over that path); see ``office_launch``. A launch returns once the app
+is drawn and usable (``readiness``: a semantic condition per kind of app, then a quiet screen),
+logs its seconds per phase (process start, window, UNO, layout, each readiness condition, quiet
+screen) and keeps them in ``extra``.
 
 The terminal runs bash with an rc file that touches a marker once the shell reads input, and the
 launch waits for it: keystrokes sent before the shell is ready would be lost.
@@ -27,12 +29,11 @@ from desktop_gym.apps.spec import APP_SPECS, AppSpec, launchable_apps
 from desktop_gym.errors import AppLaunchError
 
 from ...polling import poll_until
-from ...settle import wait_until_stable
 from ..files import resolve_path
 from ..processes import group_alive, kill_group, process_group, spawn
 from ..types import AppInfo, WindowInfo
 from ..windows import WindowManager
-from . import office_launch
+from . import office_launch, readiness
 from .launch_phases import PhaseClock
 from .warm_spare import Spare, WarmOffice
 
@@ -40,9 +41,7 @@ log = logging.getLogger(__name__)
 POLL_INTERVAL = 0.02
 #: Snapshots of the app table (spec.APP_SPECS), kept for importers; the launcher reads the table itself.
 LIBREOFFICE_MODULES = {key: spec.command[0] for key, spec in APP_SPECS.items() if spec.launch == "libreoffice"}
-LAYOUT_QUIET = 0.2  # how long the screen must stay unchanged before a launched app counts as ready
 REUSED_LAUNCH_TIMEOUT_S = 10.0  # a launch into a reused office not done by then falls back to a cold start
-LAYOUT_SETTLE_TIMEOUT = 3.0  # seconds a launched app may keep repainting before we hand it over
 APPS = launchable_apps()
 WINDOW_CLASSES = {key: APP_SPECS[key].window_class for key in APPS}
 
@@ -90,9 +89,10 @@ class AppLauncher:
         runtime_dir: Where per-launch folders (profile, file copy, log) go.
         warm_spare: Keep a LibreOffice running in the background so the next Calc/Writer/Impress
             launch only loads its document (see ``warm_spare``).
-        grab_screen: Takes a screenshot; a launch returns once the screen stopped changing, because
-            LibreOffice drops keys sent while it is still laying out its window (measured: about
-            one launch in three lost the first keys when typing started right after UNO answered).
+        grab_screen: Takes a screenshot; a launch returns once the app is drawn and the screen
+            stopped changing, because LibreOffice drops keys sent while it is still laying out its
+            window (measured: about one launch in three lost the first keys when typing started
+            right after UNO answered), and a quiet screen alone can be an unpainted window.
         reuse_office: At ``kill_all``, keep a LibreOffice that ``office_reuse.park`` proves clean,
             and load the next launch of the same app into it instead of starting a new office.
     """
@@ -134,8 +134,10 @@ class AppLauncher:
     def launch(self, app: str, file: str | None = None, timeout: float = 30.0) -> LaunchedApp:
         """Start ``app`` (opening ``file`` if given) and wait until it is usable.
 
-        LibreOffice apps are usable once their window is mapped and UNO answers on their pipe; the
-        terminal and editor once their window is mapped.
+        LibreOffice apps are usable once their window is mapped, UNO answers on their pipe, the
+        document is in the accessibility tree and the window shows the repaint asked for then;
+        the terminal once its shell is ready, the editor once its frame is in the accessibility
+        tree; each once its window is drawn and the screen is quiet (see ``readiness``).
 
         Raises:
             ValueError: unknown app name.
@@ -217,12 +219,7 @@ class AppLauncher:
             )
             phases.done("layout")
         if self._grab_screen is not None:
-            wait_until_stable(
-                self._grab_screen,
-                timeout=max(0.0, min(LAYOUT_SETTLE_TIMEOUT, deadline - time.monotonic())),
-                quiet=LAYOUT_QUIET,
-            )
-            phases.done("screen_quiet")
+            self._wait_ready(launched, spec, window, deadline, phases)
         if self._keeper is not None and launched.uno is not None:  # once laid out: the layout is part of the state
             self._keeper.check_or_record(launched, reused=parked is not None, deadline=deadline, accessible=accessible)
             phases.done("reuse_check")
@@ -231,6 +228,26 @@ class AppLauncher:
         launched.extra["launch_seconds"] = phases.seconds
         log.info("launched %s in %s", app, phases.summary())
         return launched
+
+    def _wait_ready(
+        self, launched: LaunchedApp, spec: AppSpec, window: WindowInfo, deadline: float, phases: PhaseClock
+    ) -> None:
+        """Wait until the app is drawn and usable: its kind's semantic check, then a quiet screen (``readiness``)."""
+
+        def describe() -> WindowInfo | None:
+            return next((w for w in self._windows.list_windows() if w.window_id == window.window_id), None)
+
+        assert self._grab_screen is not None
+        context = readiness.ReadyContext(
+            launched=launched,
+            window=window,
+            describe=describe,
+            grab_screen=self._grab_screen,
+            display_name=self._env.get("DISPLAY"),
+            deadline=deadline,
+            phases=phases,
+        )
+        readiness.wait_ready(readiness.readiness_kind(spec), context)
 
     def _forget_and_kill(self, launched: LaunchedApp) -> None:
         with self._lock:
@@ -357,6 +374,26 @@ class AppLauncher:
                 raise TimeoutError(f"{launched.app} stayed busy for {timeout:.1f}s (hung?)") from exc
             except Exception:  # noqa: BLE001 - the app died meanwhile; crash detection reports that, not us
                 continue
+
+    def wait_presented(self, timeout: float = 5.0) -> bool:
+        """After an action: each live office paints what it has pending, and its window shows it.
+
+        Returns:
+            Whether every office's window showed the paint within ``timeout`` (see
+            ``readiness.wait_office_presented``); always True with ``DESKTOP_GYM_READINESS=quiet``.
+        """
+        if readiness.quiet_only():
+            return True
+        with self._lock:
+            offices = [launched for launched in self._apps if launched.uno is not None and launched.alive]
+        shown = True
+        for launched in offices:
+            try:
+                shown = readiness.wait_office_presented(launched, self._env.get("DISPLAY"), timeout) and shown
+            except Exception as error:  # noqa: BLE001 - closed window, dead or hung app: crash detection says so
+                log.info("no paint proof from %s: %s", launched.app, error)
+                shown = False
+        return shown
 
     def get(self, app: str) -> LaunchedApp:
         """Return the most recently launched, still running instance of ``app``.
