@@ -238,6 +238,34 @@ class EnvClosedError(DesktopGymError, RuntimeError):
     code = "env_closed"
 
 
+class UnsendableActionError(DesktopGymError, TypeError):
+    """An action a ``RemoteEnv`` cannot send (a typed ``Action``, a set, a value JSON cannot hold)."""
+
+    code = "unsendable_action"
+
+
+class VectorStepError(DesktopGymError, RuntimeError):
+    """Some envs of a vector step failed (an env lost, a server error); the others' results are kept.
+
+    Attributes:
+        failures: ``{env index: the exception}``.
+        results: one ``(observation, reward, terminated, truncated, info)`` per env, None where it failed.
+            The envs that stepped did step: their next step follows these results.
+    """
+
+    code = "vector_step"
+
+    def __init__(self, failures: dict[int, BaseException] | str, results: list[Any] | None = None) -> None:
+        if isinstance(failures, str):  # rebuilt from its message (``from_code``): no results travel
+            self.failures, self.results = {}, list(results or [])
+            super().__init__(failures)
+            return
+        self.failures = failures
+        self.results = list(results or [])
+        named = "; ".join(f"env {index}: {type(error).__name__}: {error}" for index, error in failures.items())
+        super().__init__(f"{len(failures)} of {len(self.results)} envs failed to step ({named})")
+
+
 class EnvServerError(DesktopGymError, RuntimeError):
     """The env server refused or failed a request."""
 

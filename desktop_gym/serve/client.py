@@ -19,7 +19,7 @@ import gymnasium
 import numpy as np
 
 from ..env import DEFAULT_OBSERVATION
-from ..errors import EnvClosedError
+from ..errors import EnvClosedError, UnsendableActionError
 from ..spaces import Unicode, observation_space
 from .protos import env_pb2 as pb
 from .protos import env_pb2_grpc as pb_grpc
@@ -77,14 +77,15 @@ def encode_action(action: Any) -> tuple[str, bool]:
     the server says what is wrong with it, as ``DesktopEnv`` would.
 
     Raises:
-        TypeError: the action cannot travel (a typed ``Action``, a set, a value JSON cannot hold).
+        UnsendableActionError: (a ``TypeError``) the action cannot travel (a typed ``Action``, a set,
+            a value JSON cannot hold).
     """
     if isinstance(action, str):
         return action[:MAX_SENT_ACTION_CHARS], False
     try:
         text = json.dumps(action, allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise TypeError(
+        raise UnsendableActionError(
             f"action: a RemoteEnv takes agent text or a JSON tool-call dict, got {type(action).__name__} ({error})"
         ) from None
     return text[: MAX_SENT_ACTION_CHARS + 1], True

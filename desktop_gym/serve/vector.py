@@ -25,27 +25,10 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 from gymnasium.vector.vector_env import AutoresetMode
 
-from ..errors import DesktopGymError
+from ..errors import UnsendableActionError, VectorStepError
 
 Server = str | tuple[str, str | None]
-
-
-class VectorStepError(DesktopGymError, RuntimeError):
-    """Some envs of a vector step failed (an env lost, a server error); the others' results are kept.
-
-    Attributes:
-        failures: ``{env index: the exception}``.
-        results: one ``(observation, reward, terminated, truncated, info)`` per env, None where it failed.
-            The envs that stepped did step: their next step follows these results.
-    """
-
-    code = "vector_step"
-
-    def __init__(self, failures: dict[int, BaseException], results: list[Any]) -> None:
-        self.failures = failures
-        self.results = results
-        named = "; ".join(f"env {index}: {type(error).__name__}: {error}" for index, error in failures.items())
-        super().__init__(f"{len(failures)} of {len(results)} envs failed to step ({named})")
+__all__ = ["RemoteVectorEnv", "VectorStepError", "make_vec"]  # VectorStepError lives in errors
 
 
 class RemoteVectorEnv(VectorEnv):
@@ -108,7 +91,7 @@ class RemoteVectorEnv(VectorEnv):
         for index, future in enumerate(futures):
             try:
                 results.append(future.result())
-            except TypeError as error:  # the action could not be sent: the env's step is an error, as a refusal
+            except UnsendableActionError as error:  # never sent: that env's step is an error, as a refusal
                 results.append(self._refused(index, error))
             except Exception as error:  # noqa: BLE001 - raised below, with every other env's result
                 results.append(None)
