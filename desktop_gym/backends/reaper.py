@@ -47,7 +47,7 @@ def session_pids(session_id: str, exec_timeout: float = EXEC_WAIT_S) -> list[int
     """Pids of live processes whose environment carries ``DESKTOP_GYM_SESSION=<session_id>``.
 
     A process caught inside ``execve`` shows an empty environment for a moment (its new one is
-    mapped but not yet published; 18% of reads right after ``Popen`` returned, measured): such a
+    mapped but not yet published; 13-21% of reads right after ``Popen`` returned, 4 runs): such a
     process is read again until its environment shows, at most ``exec_timeout`` s.
     """
     needle = f"{SESSION_ENV_MARKER}={session_id}".encode()
