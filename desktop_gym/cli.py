@@ -37,8 +37,9 @@ def _policy(agent: str, env: Any, info: Mapping[str, Any]) -> Callable[[Mapping[
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run one episode per seed, print each step and the verdict, record the trajectory."""
+    from desktop_gym.episode.recording import TrajectoryRecorder
+
     from . import DesktopEnv
-    from .recording import TrajectoryRecorder
     from .train.rollout import well_formed_checker
 
     env = DesktopEnv(task_id=args.task, backend=args.backend)

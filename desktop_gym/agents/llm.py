@@ -1,6 +1,6 @@
 """LLM agents: any ``Policy`` (a local model, an OpenAI-compatible endpoint) behind the shared prompt builder.
 
-The prompt comes from ``desktop_gym.train.prompts`` (the same builder the trainer uses): a
+The prompt comes from ``desktop_gym.episode.prompts`` (the same builder the trainer uses): a
 ComputerRL-style system prompt from ``env.describe()``, the observation as text (or with the
 screenshot), a window of past turns. The answer goes to the env as it is; the env's action
 parser turns a malformed answer into ``last_action_error``.
@@ -12,7 +12,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..train.prompts import Policy, PromptConfig, Turn, build_messages, system_prompt
+from desktop_gym.episode.prompts import Policy, PromptConfig, Turn, build_messages, system_prompt
+
 from .base import AgentUsage, EpisodeContext
 
 

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_gym.episode.prompts import PromptConfig
 from desktop_gym.errors import UnknownAgentError
 
-from ..train.prompts import PromptConfig
 from .base import Agent
 from .scripted import ORACLE_KINDS, NullAgent, OracleAgent, RandomAgent
 

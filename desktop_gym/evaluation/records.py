@@ -6,7 +6,7 @@ An output folder of ``desktop-gym eval`` holds::
     results.jsonl           one EpisodeRecord per line, appended as episodes finish
     summary.json            the summary (see ``summary.summarize``)
     report.html, report.md  the report; report_*.png its charts
-    trajectories/<task>/seed<S>-run<R>/   each episode's trajectory (``desktop_gym.train.trajectory``)
+    trajectories/<task>/seed<S>-run<R>/   each episode's trajectory (``desktop_gym.episode.trajectory``)
 
 Viewer links: the trajectory viewer serves an output folder and shows a trajectory at
 ``view/<path relative to the folder>`` (e.g. ``view/trajectories/starter.calc_fill_totals/seed0-run0``);

@@ -18,9 +18,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
+
 from ..agents import Agent, AgentOptions, AgentUsage, EpisodeContext, make_agent
 from ..tasks import get_task
-from ..train.trajectory import Step, Trajectory, TrajectoryWriter
 from .records import CONFIG_FILE, RESULTS_FILE, EpisodeRecord, ResultsError, episode_key, read_config, read_records
 
 ACTION_MODES = ("gui", "api", "hybrid")

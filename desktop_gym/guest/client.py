@@ -9,12 +9,12 @@ import numpy as np
 
 from .. import errors
 from ..polling import poll_until
+from .auth import TOKEN_METADATA_KEY
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
 from .shared_frame import SharedFrame, shared_memory_available
 from .types import AppFocus, AppInfo, ExecResult, GuestError, GuestUnavailableError, WindowInfo
 
-TOKEN_METADATA_KEY = "x-desktop-gym-token"
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 UNAVAILABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 #: Empties the session home, dotfiles included, without following links out of it.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hmac
 import logging
 import os
 import threading
@@ -21,6 +20,7 @@ from . import confine, files, processes
 from .apps import registry
 from .apps.launcher import AppLauncher, AppLaunchError
 from .apps.tool_schema import ApiCallError
+from .auth import TokenInterceptor
 from .input import InputController
 from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
@@ -30,7 +30,6 @@ from .windows import WindowManager, WindowNotFoundError
 
 log = logging.getLogger(__name__)
 
-TOKEN_METADATA_KEY = "x-desktop-gym-token"
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 GRPC_OPTIONS = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -88,24 +87,6 @@ def _rpc(method: Callable) -> Callable:
             context.abort(grpc.StatusCode[status], f"{method.__name__}: {message}")
 
     return wrapper
-
-
-class TokenInterceptor(grpc.ServerInterceptor):
-    """Rejects calls whose ``x-desktop-gym-token`` metadata does not match the session token."""
-
-    def __init__(self, token: str) -> None:
-        self._token = token.encode()
-
-        def deny(request, context):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, f"missing or wrong {TOKEN_METADATA_KEY} metadata")
-
-        self._deny = grpc.unary_unary_rpc_method_handler(deny)
-
-    def intercept_service(self, continuation, handler_call_details):
-        for key, value in handler_call_details.invocation_metadata or ():
-            if key == TOKEN_METADATA_KEY and hmac.compare_digest(value.encode(), self._token):
-                return continuation(handler_call_details)
-        return self._deny
 
 
 def _optional(message, name: str) -> int | None:

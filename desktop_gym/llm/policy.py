@@ -1,4 +1,4 @@
-"""``Policy`` implementations (see ``desktop_gym.train.prompts.Policy``) over real models.
+"""``Policy`` implementations (see ``desktop_gym.episode.prompts.Policy``) over real models.
 
 - ``LocalModelPolicy``: a transformers model in this process (the offline default model).
 - ``OpenAIPolicy``: any OpenAI-compatible endpoint through the ``openai`` client, answering in
@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..train.prompts import Generation, Messages, encode_images, split_prefill, text_only
+from desktop_gym.episode.prompts import Generation, Messages, encode_images, split_prefill, text_only
+
 from .generation import generate_chat
 
 

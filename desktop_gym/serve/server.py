@@ -39,7 +39,7 @@ import grpc
 
 from .. import errors
 from ..backends import Backend
-from ..guest.server import TokenInterceptor
+from ..guest.auth import TokenInterceptor
 from .env_ids import EnvIds
 from .pool import CapacityError, DesktopPool
 from .protos import env_pb2_grpc as pb_grpc

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .trajectory import Step, Trajectory
+from desktop_gym.episode.trajectory import Step, Trajectory
 
 BUFFER_FILE = "buffer.jsonl"
 RNG_FILE = "rng.pt"

@@ -13,9 +13,10 @@ from typing import Any, get_type_hints
 
 import tomllib
 
+from desktop_gym.episode.prompts import SYSTEM_ROLE, PromptConfig
+
 from .entropulse import EntropulseConfig
 from .grpo import GRPOConfig
-from .prompts import SYSTEM_ROLE, PromptConfig
 
 
 class ConfigError(ValueError):
@@ -50,7 +51,7 @@ class EnvSection:
 
 @dataclass(frozen=True)
 class PromptSection:
-    """The prompt (see ``desktop_gym.train.prompts.PromptConfig``)."""
+    """The prompt (see ``desktop_gym.episode.prompts.PromptConfig``)."""
 
     a11y_max_nodes: int = 60
     history: int = 2

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .trajectory import Step, Trajectory
+from desktop_gym.episode.trajectory import Step, Trajectory
 
 
 @dataclass(frozen=True)

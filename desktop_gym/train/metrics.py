@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .trajectory import jsonable
+from desktop_gym.episode.trajectory import jsonable
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_gym.episode.prompts import Message, split_prefill
+from desktop_gym.episode.trajectory import Step
+
 from ..errors import PromptTooLongError
-from .prompts import Message, split_prefill
-from .trajectory import Step
 
 END_OF_TURN = "<|im_end|>"
 PROMPT_OVERFLOW_RULES = ("error", "left")

@@ -13,9 +13,10 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from desktop_gym.episode.prompts import Generation, Messages, text_only
+
 from ..llm.generation import BF16_PROMPT_TOKENS
 from .model_ops import END_OF_TURN, model_device, prompt_token_ids
-from .prompts import Generation, Messages, text_only
 
 _generate_lock = threading.Lock()  # torch's global RNG and the model are shared by the rollout threads
 

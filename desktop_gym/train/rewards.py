@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .trajectory import Trajectory
+from desktop_gym.episode.trajectory import Trajectory
 
 RewardRule = Callable[[Trajectory], list[float]]
 REWARD_RULES: dict[str, RewardRule] = {}

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .prompts import Generation, Policy, PromptConfig, Turn, build_messages, system_prompt, text_only
+from desktop_gym.episode.prompts import Generation, Policy, PromptConfig, Turn, build_messages, system_prompt, text_only
+from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
+
 from .rewards import RewardRule, assign_rewards
-from .trajectory import Step, Trajectory, TrajectoryWriter
 
 MAX_EPISODES_PER_COLLECT = 10_000
 PROMPT_OBSERVATION_PARTS = (

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from desktop_gym.episode.prompts import PromptConfig, Turn, build_messages, system_prompt, text_only
+from desktop_gym.episode.trajectory import Step, Trajectory, load_trajectories
+
 from .config import TrainConfig
 from .model_ops import Sample, batch_tensors, model_device, step_sample, token_logprobs
-from .prompts import PromptConfig, Turn, build_messages, system_prompt, text_only
-from .trajectory import Step, Trajectory, load_trajectories
 
 MAX_BC_STEPS = 10_000
 

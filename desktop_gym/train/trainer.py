@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from desktop_gym.episode.trajectory import Trajectory
+
 from .checkpoint import (
     BUFFER_FILE,
     RNG_FILE,
@@ -40,7 +42,6 @@ from .policy_model import VersionedPolicy
 from .rollout import EpisodeSpec, RolloutCollector, RolloutStats, grouped_episodes
 from .sampling import FrontierSampler
 from .sft import sft_updates
-from .trajectory import Trajectory
 from .update import UpdateOptions, grpo_update
 
 __all__ = ["Trainer", "VersionedPolicy", "load_policy_model", "make_envs"]

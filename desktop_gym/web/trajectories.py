@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..train.trajectory import load_trajectories, read_trajectory
+from desktop_gym.episode.trajectory import load_trajectories, read_trajectory
 
 MAX_LISTED = 5_000  # episodes listed at most
 MAX_TEXT = 20_000  # characters of a11y tree / app_info sent per step

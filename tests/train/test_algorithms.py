@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from desktop_gym.episode.trajectory import Step, Trajectory
 from desktop_gym.train.entropulse import EntropulseConfig, EntropulseTrigger, sample_sft_steps
 from desktop_gym.train.grpo import GRPOConfig, group_advantages, group_weights, step_advantages, summarize_groups
 from desktop_gym.train.sampling import FrontierSampler
-from desktop_gym.train.trajectory import Step, Trajectory
 
 
 def test_group_advantages_hand_computed() -> None:

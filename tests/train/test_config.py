@@ -36,8 +36,8 @@ def test_toml_and_errors_name_the_field(tmp_path: Path) -> None:
 
 
 def test_prompt_section_gives_the_prompt_config_of_rollouts_and_bc() -> None:
+    from desktop_gym.episode.prompts import PromptConfig
     from desktop_gym.train.demo import DEMO_PREFILL, DEMO_ROLE
-    from desktop_gym.train.prompts import PromptConfig
 
     prompt = demo_config().prompt.prompt_config()
     assert isinstance(prompt, PromptConfig)

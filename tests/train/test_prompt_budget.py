@@ -6,10 +6,10 @@ import warnings
 
 import pytest
 
+from desktop_gym.episode.trajectory import Step
 from desktop_gym.errors import PromptTooLongError
 from desktop_gym.train.model_ops import check_context, prompt_token_ids, step_sample
 from desktop_gym.train.policy_model import VersionedPolicy
-from desktop_gym.train.trajectory import Step
 
 from .tiny_models import offline_tokenizer, tiny_llama
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from desktop_gym.train.prompts import Generation, Messages, PromptConfig
+from desktop_gym.episode.prompts import Generation, Messages, PromptConfig
 from desktop_gym.train.rollout import EpisodeSpec, RolloutCollector, grouped_episodes
 
 

@@ -14,9 +14,9 @@ from desktop_gym.train.config import EnvSection
 from desktop_gym.train.demo import demo_config
 from desktop_gym.train.entropulse import EntropulseConfig
 from desktop_gym.train.metrics import read_metrics
-from desktop_gym.train.prompts import Generation, Messages, text_only
+from desktop_gym.episode.prompts import Generation, Messages, text_only
 from desktop_gym.train.rollout import EpisodeSpec
-from desktop_gym.train.trajectory import load_trajectories
+from desktop_gym.episode.trajectory import load_trajectories
 
 pytestmark = pytest.mark.stage_train
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
+from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
 from desktop_gym.serve.server import EnvServer
-from desktop_gym.train.trajectory import Step, Trajectory, TrajectoryWriter
 from desktop_gym.web import LocalServerSource, create_app
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 from starlette.testclient import TestClient
 
+from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
 from desktop_gym.evaluation.records import viewer_url
-from desktop_gym.train.trajectory import Step, Trajectory, TrajectoryWriter
 from desktop_gym.web import create_app
 
 

@@ -23,10 +23,10 @@ from typing import Any
 
 from desktop_gym.actions import ActionSet
 from desktop_gym.api_exposure import ApiExposure
+from desktop_gym.episode.prompts import PromptConfig, observation_text
 from desktop_gym.errors import EpisodeNotRunningError
 from desktop_gym.guest.apps import registry
 from desktop_gym.tasks import get_task
-from desktop_gym.train.prompts import PromptConfig, observation_text
 
 ADAPTER_OBSERVATION = ("instruction", "focused_app", "app_info", "last_action_result", "last_action_error")
 """Observation parts adapters ask for by default: text only, no screenshot and no accessibility tree

@@ -39,6 +39,7 @@ from typing import Any
 import torch
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
+from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.train.adapters.episode import (
     PREFILL_VARIABLE,
     SOURCE_VARIABLE,
@@ -48,7 +49,6 @@ from desktop_gym.train.adapters.episode import (
     source_from_environment,
     task_rows,
 )
-from desktop_gym.train.prompts import system_prompt
 
 TESTED_VERSION = "0.11.2"
 __all__ = [

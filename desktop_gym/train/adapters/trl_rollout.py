@@ -43,10 +43,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.llm.generation import chat_prompt
 from desktop_gym.train.adapters.episode import DesktopEpisode, EnvSource, describe_actions, task_rows
 from desktop_gym.train.adapters.standins import StandInGenerator, StandInSample
-from desktop_gym.train.prompts import system_prompt
 from desktop_gym.train.rollout import well_formed_checker
 
 TESTED_VERSION = "1.16.0"

@@ -51,7 +51,7 @@ from desktop_gym.train.adapters.episode import (
     source_from_environment,
     task_rows,
 )
-from desktop_gym.train.prompts import system_prompt
+from desktop_gym.episode.prompts import system_prompt
 
 TESTED_VERSION = "0.4.0"
 TASKSET_ID = "desktop_gym_verifiers"

@@ -51,6 +51,7 @@ from uuid import uuid4
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
+from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.train.adapters.episode import (
     PREFILL_VARIABLE,
     DesktopEpisode,
@@ -60,7 +61,6 @@ from desktop_gym.train.adapters.episode import (
     source_from_environment,
     task_rows,
 )
-from desktop_gym.train.prompts import system_prompt
 
 TESTED_VERSION = "0.9.1"
 AGENT_NAME = "desktop_gym"

@@ -15,8 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_gym.train.rewards import assign_rewards, get_reward_rule
-from desktop_gym.train.trajectory import (
+from desktop_gym.episode.trajectory import (
     STEPS_FILE,
     Step,
     Trajectory,
@@ -25,6 +24,7 @@ from desktop_gym.train.trajectory import (
     read_trajectory,
     write_trajectory,
 )
+from desktop_gym.train.rewards import assign_rewards, get_reward_rule
 
 
 def _trajectory(success: bool = True) -> Trajectory:
@@ -68,7 +68,7 @@ def test_torn_last_line_and_missing_end_are_tolerated(tmp_path: Path) -> None:
 
 _KILLED_WRITER = """
 import sys, numpy as np
-from desktop_gym.train.trajectory import Step, Trajectory, TrajectoryWriter
+from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
 writer = TrajectoryWriter(sys.argv[1], Trajectory(task_id="k"))
 big = np.random.default_rng(0).integers(0, 255, (720, 1280, 3), dtype=np.uint8)
 for i in range(1, 100000):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_gym.train.prompts import (
+from desktop_gym.episode.prompts import (
     PromptConfig,
     Turn,
     build_messages,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from .trajectory import Trajectory
+from desktop_gym.episode.trajectory import Trajectory
 
 _STYLE = (
     "body{font:14px sans-serif;margin:2em;max-width:1300px}section{border-top:1px solid #ccc;padding:.5em 0}"

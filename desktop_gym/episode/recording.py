@@ -1,4 +1,4 @@
-"""Recording ``desktop-gym run`` episodes in the one trajectory format (``desktop_gym.train.trajectory``).
+"""Recording ``desktop-gym run`` episodes in the one trajectory format (``desktop_gym.episode.trajectory``).
 
 Every screenshot is written under a temporary name and renamed, each step's row is appended after
 its screenshot, the replay page is rewritten after every step, and a folder that already holds a
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .train.trajectory import Step, Trajectory, TrajectoryWriter
+from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
 
 PROMPT_PARTS = ("instruction", "focused_app", "app_info", "a11y_tree", "last_action_result", "last_action_error")
 

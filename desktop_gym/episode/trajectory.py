@@ -239,7 +239,7 @@ class TrajectoryWriter:
 
     def _write_page(self) -> None:
         if self.page:
-            from .replay_page import replay_page
+            from desktop_gym.episode.replay_page import replay_page
 
             atomic_write_bytes(
                 self.folder / "index.html", replay_page(self.trajectory, self._reset_screenshot).encode("utf-8")
