@@ -18,14 +18,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from desktop_gym.errors import LLMError, RecordingMissError
+
 Messages = list[dict[str, str]]
 DEFAULT_MAX_TOKENS = 1500
 OFFLINE_MAX_NEW_TOKENS = 400
 REQUEST_TIMEOUT_S = 120.0
-
-
-class LLMError(RuntimeError):
-    """A backend could not produce a reply (endpoint down, no recorded reply, bad option)."""
 
 
 @dataclass(frozen=True)
@@ -175,10 +173,6 @@ class OfflineClient:
             completion_tokens=completion.completion_tokens,
             seconds=time.monotonic() - started,
         )
-
-
-class RecordingMissError(LLMError):
-    """The recording has no reply for this pipeline step, or one recorded for another prompt."""
 
 
 class RecordingClient:

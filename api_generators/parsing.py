@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from desktop_gym.errors import ReplyFormatError
+
 T = TypeVar("T")
 
 MAX_REPLY_CHARS = 60_000
@@ -19,18 +21,6 @@ MAX_FUNCTIONS = 20
 MAX_REPORTED_REPLY_CHARS = 2000
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
-
-
-class ReplyFormatError(ValueError):
-    """An LLM reply lacks what the stage asked for; the message says what and where.
-
-    Attributes:
-        reply: The reply's text (set by the stage that parsed it), for the report.
-        tokens: What the call that gave the reply cost (set by the analysis), for the report.
-    """
-
-    reply: str = ""
-    tokens: int = 0
 
 
 def parse_reply(parse: Callable[[str], T], text: str) -> T:

@@ -8,12 +8,10 @@ import string
 from pathlib import Path
 from typing import Any
 
+from desktop_gym.errors import PromptError
+
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 _SECTION = re.compile(r"^## (system|user)\s*$", re.MULTILINE)
-
-
-class PromptError(KeyError):
-    """A prompt file is missing, malformed, or refers to a field the stage did not give."""
 
 
 @functools.cache

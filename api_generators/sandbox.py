@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_gym.backends.local import LocalBackend
+from desktop_gym.errors import SandboxError
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.guest.types import GuestError
 
@@ -32,10 +33,6 @@ DEFAULT_RUN_TIMEOUT_S = 90.0
 APP_START_TIMEOUT_S = 30.0
 MAX_STDERR_CHARS = 800
 _ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
-
-
-class SandboxError(RuntimeError):
-    """The sandbox desktop itself failed (not the candidate): it could not start or lost its app."""
 
 
 def verdict_of(

@@ -12,12 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_gym.apps.editor.common import EditorDocument
+from desktop_gym.errors import UnknownTargetError
 
 APPS_DIR = Path(__file__).resolve().parent.parent / "desktop_gym" / "apps"  # one folder per app
-
-
-class UnknownTargetError(LookupError):
-    """No generation target for the app asked for."""
 
 
 @dataclass(frozen=True)

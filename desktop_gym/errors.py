@@ -272,6 +272,30 @@ class EnvServerError(DesktopGymError, RuntimeError):
     code = "env_server"
 
 
+class UnknownEnvError(EnvServerError, LookupError):
+    """No env with that id lives on this server."""
+
+    code = "unknown_env"
+
+
+class EnvBusyError(EnvServerError):
+    """An env already has a call running and one queued."""
+
+    code = "env_busy"
+
+
+class ServerDrainingError(EnvServerError):
+    """The server is shutting down and takes no new envs."""
+
+    code = "server_draining"
+
+
+class ConfigError(DesktopGymError, ValueError):
+    """A training config names an unknown key or gives a value of the wrong type."""
+
+    code = "training_config"
+
+
 # -- training ------------------------------------------------------------------------------------
 
 
@@ -425,7 +449,7 @@ class SystemDependencyError(DesktopGymError, RuntimeError):
     code = "system_dependency"
 
 
-class CapacityError(DesktopGymError, RuntimeError):
+class CapacityError(EnvServerError):
     """No desktop can be given out now: the configured maximum or free memory is reached."""
 
     code = "capacity"
@@ -453,6 +477,76 @@ class ResultsError(DesktopGymError, ValueError):
     """A results file or output folder that cannot be used (names the file and the problem)."""
 
     code = "results"
+
+
+class ArgumentError(ActionParseError):
+    """An argument value is wrong; the caller prefixes the action name."""
+
+    code = "action_argument"
+
+
+class InputCancelledError(GuestPreconditionError):
+    """Input in flight was stopped by ``InputController.cancel`` (the session was reset)."""
+
+    code = "input_cancelled"
+
+
+# -- API generation ------------------------------------------------------------------------------
+
+
+class LLMError(DesktopGymError, RuntimeError):
+    """A backend could not produce a reply (endpoint down, no recorded reply, bad option)."""
+
+    code = "llm"
+
+
+class RecordingMissError(LLMError):
+    """The recording has no reply for this pipeline step, or one recorded for another prompt."""
+
+    code = "recording_miss"
+
+
+class ReplyFormatError(DesktopGymError, ValueError):
+    """An LLM reply lacks what the stage asked for; the message says what and where.
+
+    Attributes:
+        reply: The reply's text (set by the stage that parsed it), for the report.
+        tokens: What the call that gave the reply cost (set by the analysis), for the report.
+    """
+
+    code = "reply_format"
+    reply: str = ""
+    tokens: int = 0
+
+
+class PromptError(DesktopGymError, KeyError):
+    """A prompt file is missing, malformed, or refers to a field the stage did not give."""
+
+    code = "prompt"
+
+
+class SandboxError(DesktopGymError, RuntimeError):
+    """The sandbox desktop itself failed (not the candidate): it could not start or lost its app."""
+
+    code = "sandbox"
+
+
+class TaskReferenceError(DesktopGymError, LookupError):
+    """A ``--tasks`` entry is neither a known task id nor free text (``text:...``)."""
+
+    code = "task_reference"
+
+
+class RegistrationError(DesktopGymError, RuntimeError):
+    """The registry file does not have the shape the registration stage edits."""
+
+    code = "registration"
+
+
+class UnknownTargetError(DesktopGymError, LookupError):
+    """No generation target for the app asked for."""
+
+    code = "unknown_target"
 
 
 def _episode_not_started_error() -> type[DesktopGymError]:
@@ -487,10 +581,17 @@ def from_code(code: str | None, message: str, status: str | None = None) -> Desk
         An instance of the class registered under ``code``; else the guest error for ``status``;
         else a plain :class:`GuestError`.
     """
+    if code == "episode_not_started":
+        __getattr__("EpisodeNotStartedError")  # built (and registered) on first use
     cls: type[DesktopGymError] | None = _BY_CODE.get(code or "")
     if cls is None:
         cls = GUEST_ERRORS_BY_STATUS.get(status or "", GuestError)
     return cls(message)
+
+
+def is_known_code(code: str) -> bool:
+    """Whether ``code`` names an error class of this module (so :func:`from_code` rebuilds that class)."""
+    return code == "episode_not_started" or code in _BY_CODE
 
 
 def status_for(cls: type[GuestError]) -> str:

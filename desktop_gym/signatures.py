@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin
 
-from .errors import ActionParseError
+from desktop_gym.errors import ArgumentError
 
 Point = tuple[float, float]
 """An ``[x, y]`` pair: pixels, or 0-1000 when the action set uses normalized coordinates."""
@@ -61,10 +61,6 @@ def signature_line(name: str, params: Sequence[Param]) -> str:
             text += f" = {param.default!r}"
         parts.append(text)
     return f"{name}({', '.join(parts)})"
-
-
-class ArgumentError(ActionParseError):
-    """An argument value is wrong; the caller prefixes the action name."""
 
 
 def _is_number(value: Any) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from desktop_gym.errors import TaskReferenceError
 from desktop_gym.guest.apps import registry
 from desktop_gym.guest.apps.tool_schema import tool_methods
 
@@ -20,10 +21,6 @@ from ..targets import AppTarget
 
 MAX_TASKS = 20
 MAX_TASK_CHARS = 2000
-
-
-class TaskReferenceError(LookupError):
-    """A ``--tasks`` entry is neither a known task id nor free text (``text:...``)."""
 
 
 def example_tasks(refs: list[str]) -> list[ExampleTask]:

@@ -18,16 +18,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_gym.errors import RegistrationError
+
 from ..models import FunctionResult
 from ..module_source import cases_module, tool_module
 from ..targets import AppTarget
 from .analyse import existing_method
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "tests" / "api_generators" / "generated"
-
-
-class RegistrationError(RuntimeError):
-    """The registry file does not have the shape the registration stage edits."""
 
 
 @dataclass(frozen=True)

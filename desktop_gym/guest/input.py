@@ -22,7 +22,7 @@ from Xlib import XK, X
 from Xlib import display as xdisplay
 from Xlib.ext import xtest
 
-from ..errors import GuestPreconditionError
+from desktop_gym.errors import InputCancelledError
 
 FLUSH_EVERY = 64
 """Input events queued before the X connection is flushed (one event = a press or a release)."""
@@ -30,10 +30,6 @@ MAX_REPEATS = 10_000
 """Most clicks, presses or scroll notches one input call may make."""
 MAX_TEXT_CHARS = 100_000
 """Longest text one ``type_text`` call may type."""
-
-
-class InputCancelledError(GuestPreconditionError):
-    """Input in flight was stopped by :meth:`InputController.cancel` (the session was reset)."""
 
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}

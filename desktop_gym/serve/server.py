@@ -37,6 +37,8 @@ from typing import Any
 
 import grpc
 
+from desktop_gym.errors import EnvBusyError, ServerDrainingError, UnknownEnvError
+
 from .. import errors
 from ..backends import Backend
 from ..guest.auth import TokenInterceptor
@@ -60,18 +62,6 @@ log = logging.getLogger(__name__)
 LOCK_WAIT_S = 600.0  # the longest a call waits for the step in flight on the same env
 MAX_LOST_IDS = 10_000  # reclaimed env ids remembered (to answer "lost", not "unknown")
 DEFAULT_MEMORY_MB = {"local": 300.0, "container": 400.0, "loadtest": 0.0}
-
-
-class UnknownEnvError(LookupError):
-    """No env with that id lives on this server."""
-
-
-class EnvBusyError(RuntimeError):
-    """An env already has a call running and one queued."""
-
-
-class ServerDrainingError(RuntimeError):
-    """The server is shutting down and takes no new envs."""
 
 
 class EnvServer:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from .. import errors
-from .pool import CapacityError
 from .protos import env_pb2 as pb
 from .protos import env_pb2_grpc as pb_grpc
 from .wire import MAX_ACTION_CHARS, dumps, encode_step, loads_object
@@ -32,21 +31,21 @@ log = logging.getLogger(__name__)
 
 
 def _status(exc: BaseException) -> tuple[grpc.StatusCode, str | None]:
-    from .server import EnvBusyError, ServerDrainingError, UnknownEnvError
-
+    """The status a failure travels under, and its error ``code`` so the client rebuilds the same type."""
+    code = exc.code if isinstance(exc, errors.DesktopGymError) else None
     if isinstance(exc, errors.EnvLostError):
-        return grpc.StatusCode.DATA_LOSS, errors.EnvLostError.code
+        return grpc.StatusCode.DATA_LOSS, code
     if isinstance(exc, errors.UnknownTaskError | errors.ActionParseError | ValueError | TypeError):
-        return grpc.StatusCode.INVALID_ARGUMENT, None
-    if isinstance(exc, UnknownEnvError):
-        return grpc.StatusCode.NOT_FOUND, None
-    if isinstance(exc, CapacityError | EnvBusyError):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, None
-    if isinstance(exc, ServerDrainingError):
-        return grpc.StatusCode.UNAVAILABLE, None
+        return grpc.StatusCode.INVALID_ARGUMENT, code
+    if isinstance(exc, errors.UnknownEnvError):
+        return grpc.StatusCode.NOT_FOUND, code
+    if isinstance(exc, errors.CapacityError | errors.EnvBusyError):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, code
+    if isinstance(exc, errors.ServerDrainingError):
+        return grpc.StatusCode.UNAVAILABLE, code
     if isinstance(exc, errors.EpisodeNotStartedError):
-        return grpc.StatusCode.FAILED_PRECONDITION, None
-    return grpc.StatusCode.INTERNAL, errors.EnvServerError.code
+        return grpc.StatusCode.FAILED_PRECONDITION, code
+    return grpc.StatusCode.INTERNAL, code or errors.EnvServerError.code
 
 
 def _rpc(method: Callable) -> Callable:

@@ -213,14 +213,18 @@ def error_from_rpc(exc: grpc.RpcError, what: str, lost_on_unavailable: bool) -> 
             calls on an existing env: a restarted server has lost every env it held).
 
     Returns:
-        ``EnvLostError`` (env reclaimed, or its server gone), ``ValueError`` for INVALID_ARGUMENT,
-        ``KeyError``-like ``LookupError`` for NOT_FOUND, else ``EnvServerError``.
+        The error the server raised, rebuilt from its ``code`` (``EpisodeNotStartedError``,
+        ``UnknownTaskError``, ``UnknownEnvError``, ...); ``EnvLostError`` when the server is gone;
+        for a failure that carried no code, ``ValueError`` for INVALID_ARGUMENT, ``LookupError`` for
+        NOT_FOUND, else ``EnvServerError``.
     """
     code, details = exc.code(), exc.details() or ""
     error_code = dict(exc.trailing_metadata() or ()).get(errors.ERROR_CODE_METADATA_KEY)
     message = f"{what}: {code.name}: {details}"
     if error_code == errors.EnvLostError.code:
         return errors.EnvLostError(message)
+    if error_code and error_code != errors.EnvServerError.code and errors.is_known_code(error_code):
+        return errors.from_code(error_code, message)
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) and lost_on_unavailable:
         return errors.EnvLostError(f"{message} (the env server is gone; its envs are lost: create a new env)")
     if code == grpc.StatusCode.INVALID_ARGUMENT:

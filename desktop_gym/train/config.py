@@ -14,13 +14,10 @@ from typing import Any, get_type_hints
 import tomllib
 
 from desktop_gym.episode.prompts import SYSTEM_ROLE, PromptConfig
+from desktop_gym.errors import ConfigError
 
 from .entropulse import EntropulseConfig
 from .grpo import GRPOConfig
-
-
-class ConfigError(ValueError):
-    """A training config names an unknown key or gives a value of the wrong type."""
 
 
 @dataclass(frozen=True)

@@ -110,3 +110,24 @@ def test_a_lost_env_in_a_vector_step_raises_with_the_other_envs_results(loadtest
         assert vec.envs[1].step("wait()")[4]["step"] == 2  # env 1 went on from the kept result
     finally:
         vec.close()
+
+
+def test_a_remote_error_keeps_the_type_desktop_env_raises(loadtest_server):
+    """The server sends each error's code and the client rebuilds the same class (issue 23)."""
+    from desktop_gym.errors import EpisodeNotStartedError, UnknownEnvError, UnknownTaskError
+
+    env = remote(loadtest_server)
+    try:
+        with pytest.raises(EpisodeNotStartedError):  # step before reset, as DesktopEnv raises it
+            env.step("wait()")
+        env.reset(seed=0)
+        with pytest.raises(UnknownTaskError, match="no_such_task"):
+            env.reset(seed=0, options={"task_id": "starter.no_such_task"})
+    finally:
+        env.close()
+    connection = EnvConnection(loadtest_server.address, loadtest_server.token)
+    try:
+        with pytest.raises(UnknownEnvError):
+            connection.call("Step", pb.StepRequest(env_id="nope", action="wait()"), "nope")
+    finally:
+        connection.close()

@@ -12,7 +12,7 @@ import grpc
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from desktop_gym.errors import EnvLostError, EnvServerError
+from desktop_gym.errors import EnvLostError, EnvServerError, UnknownTaskError
 from desktop_gym.serve.client import EnvConnection, RemoteEnv
 from desktop_gym.serve.loadtest import LoadTestEnv
 from desktop_gym.serve.pool import CapacityError, DesktopPool
@@ -96,7 +96,7 @@ def test_bad_options_and_unknown_tasks_name_the_field(loadtest_server):
         remote(loadtest_server, max_steps="ten").reset()
     with pytest.raises(ValueError, match=r"options_json\.backend: unknown env option"):
         remote(loadtest_server, backend="local").reset()
-    with pytest.raises(ValueError, match="no_such.task"):
+    with pytest.raises(UnknownTaskError, match="no_such.task"):  # the type DesktopEnv raises
         RemoteEnv("no_such.task", loadtest_server.address, loadtest_server.token).reset()
     with pytest.raises(ValueError, match="screenshot_format"):
         remote(loadtest_server, screenshot_format="gif").reset()
