@@ -2,9 +2,17 @@
 
 By default this starts ``desktop-gym llm serve``'s endpoint (SmolLM2-135M-Instruct, offline) in
 this process; pass ``--base-url`` to use any OpenAI-compatible endpoint instead (vLLM, a hosted
-model). Every rollout plays a real desktop; its reward is the task verifier's verdict::
+model). Every rollout plays a real desktop; its reward is the task verifier's verdict. The
+defaults are the learning demo's: ``demo.enter_number``, one step, one tool described, the answer
+prefilled with ``CalcTools.set_cell_value(cell="``, where the untrained model succeeds sometimes::
 
-    python examples/verifiers_eval.py --episodes 2 --output-dir runs/verifiers
+    python examples/verifiers_eval.py --episodes 8 --output-dir runs/verifiers
+
+It ends with the count of reward-1 episodes, and exits 1 when a rollout failed (an endpoint
+outage is an error, not a reward). The same env runs under verifiers' own CLI::
+
+    vf-eval desktop_gym_verifiers --no-push -m SmolLM2-135M-Instruct --client.base-url URL \
+        --env.taskset.task-ids '["demo.enter_number"]' --env.taskset.prefill 'CalcTools.set_cell_value(cell="'
 
 Run it as a script (not ``python -m`` from the repository root): the repository's own
 ``verifiers/`` folder (task verifiers) would shadow the PyPI package on ``sys.path``.
@@ -21,6 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+DEMO_PREFILL = 'CalcTools.set_cell_value(cell="'
+"""The learning demo's prefill (``desktop_gym.train.demo.DEMO_PREFILL``)."""
 
 
 @contextlib.contextmanager
@@ -40,16 +50,18 @@ def model_endpoint(base_url: str | None) -> Iterator[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="calc.enter_value")
-    parser.add_argument("--episodes", type=int, default=2, help="rollouts, one seed each")
-    parser.add_argument("--max-steps", type=int, default=3, help="env steps per episode")
-    parser.add_argument("--max-tokens", type=int, default=48, help="tokens per model reply")
+    parser.add_argument("--task", default="demo.enter_number")
+    parser.add_argument("--episodes", type=int, default=8, help="rollouts, one seed each")
+    parser.add_argument("--max-steps", type=int, default=1, help="env steps per episode")
+    parser.add_argument("--max-tokens", type=int, default=16, help="tokens per model reply")
+    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    parser.add_argument("--prefill", default=DEMO_PREFILL, help="the start of every answer ('' for none)")
     parser.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: local SmolLM2)")
     parser.add_argument("--model", default="SmolLM2-135M-Instruct")
     parser.add_argument(
         "--tools",
         nargs="*",
-        default=["CalcTools__set_cell_value", "CalcTools__save", "DONE"],
+        default=["CalcTools__set_cell_value"],
         help="actions the system prompt describes (none given: everything the env offers)",
     )
     parser.add_argument("--output-dir", type=Path, default=Path("runs/verifiers"))
@@ -70,7 +82,13 @@ def main() -> None:
         }
     )
     config = env_config(
-        [args.task], seeds=range(args.episodes), source=source, max_tokens=args.max_tokens, tools=args.tools or None
+        [args.task],
+        seeds=range(args.episodes),
+        source=source,
+        max_tokens=args.max_tokens,
+        tools=args.tools or None,
+        prefill=args.prefill,
+        temperature=args.temperature,
     )
     os.environ.setdefault("OPENAI_API_KEY", "local")
     with model_endpoint(args.base_url) as base_url:
@@ -84,6 +102,11 @@ def main() -> None:
         )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2, default=str))
+    failed = [row for row in rows if row["errors"] or row["reward"] is None]
+    successes = sum(1 for row in rows if row["reward"] == 1.0)
+    print(f"reward-1 episodes: {successes} of {len(rows)} (task verifier); failed rollouts: {len(failed)}")
+    if failed:
+        sys.exit(f"{len(failed)} rollouts failed (not scored): {failed[0]['errors'][:1]}")
 
 
 if __name__ == "__main__":

@@ -60,12 +60,14 @@ echo "== pip: installing desktop-gym[guest,dev,qemu,serve,train,llm]"
 .venv/bin/python -m pip install -q -e ".[trl,verl,openrlhf]"
 .venv/bin/python -m pip install -q --no-deps verl==0.9.1 openrlhf==0.11.2
 # Prime Intellect verifiers 0.4.0 pins openai<3 and pulls sandbox/tunnel SDKs: a full resolve took
-# > 6 min. These pins are what its v1 env, eval runner and interception import (found by importing,
-# not by resolving); openai, httpx, pydantic, numpy and protobuf stay as the core installs them.
+# > 6 min. These pins are what its v1 env, eval runner and interception import, and what its CLIs
+# (vf-eval, vf-validate, vf-debug, vf-gepa) import at start (found by importing, not by resolving);
+# openai, httpx, pydantic, numpy and protobuf stay as the core installs them.
 .venv/bin/python -m pip install -q --no-deps verifiers==0.4.0 mcp==2.0.0 mcp-types==2.0.0 \
     prime-pydantic-config==0.4.3 prime-runs==0.1.4 prime-sandboxes==0.5.1 prime-traces==0.0.10 \
     renderers==0.1.12 anthropic==2.15.0 connectrpc==0.11.1 protobuf-py==0.1.1 protobuf-py-ext==0.1.1 \
     pyqwest==0.12.0 sse-starlette==3.7.0 tenacity==9.2.1 aiofiles==25.1.0 tomli-w==1.2.0 \
-    docstring-parser==0.18.0 math-verify==0.9.0 latex2sympy2-extended==1.11.0
+    docstring-parser==0.18.0 math-verify==0.9.0 latex2sympy2-extended==1.11.0 \
+    loguru==0.7.3 gepa==0.1.4 pyzmq==27.3.0 prime-tunnel==0.1.15
 .venv/bin/python -m desktop_gym.sysdeps
 .venv/bin/desktop-gym doctor

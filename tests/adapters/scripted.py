@@ -109,3 +109,20 @@ def scripted_endpoint(model: StandInScriptedModel, startup_timeout: float = 30.0
     app = Starlette(routes=[Route("/v1/chat/completions", chat_completions, methods=["POST"])])
     with serving(app, startup_timeout=startup_timeout, what="the scripted endpoint") as url:
         yield url
+
+
+@contextmanager
+def outage_endpoint(startup_timeout: float = 30.0) -> Iterator[str]:
+    """An OpenAI-compatible endpoint that is down: every chat completion is answered 503; yields its base URL."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def chat_completions(request: Request) -> JSONResponse:
+        error = {"message": "the model server is overloaded", "type": "server_error", "code": 503}
+        return JSONResponse({"error": error}, status_code=503)
+
+    app = Starlette(routes=[Route("/v1/chat/completions", chat_completions, methods=["POST"])])
+    with serving(app, startup_timeout=startup_timeout, what="the outage endpoint") as url:
+        yield url

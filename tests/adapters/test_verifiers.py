@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DEMO_TASK_ID, DEMO_TOOLS, TASK_ID, TOOLS
-from .scripted import StandInScriptedModel, scripted_endpoint
+from .conftest import DEMO_SOURCE, DEMO_TASK_ID, DEMO_TOOLS, TASK_ID, TOOLS
+from .scripted import StandInScriptedModel, outage_endpoint, scripted_endpoint
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples" / "verifiers_eval.py"
@@ -39,12 +39,26 @@ def open_dir() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def run_outside_root(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run Python with ``args`` in ``cwd``, without ``PYTHONPATH`` (so the root is not on its path)."""
+def run_outside_root(
+    args: list[str], cwd: Path, timeout: float, program: str = sys.executable
+) -> subprocess.CompletedProcess[str]:
+    """Run ``program`` (Python by default) with ``args`` in ``cwd``, without ``PYTHONPATH`` (so the root is
+    not on its path)."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env.setdefault("OPENAI_API_KEY", "local")
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        [program, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+def venv_program(name: str) -> str:
+    """The path of a console script installed next to this Python (``vf-eval``, ...)."""
+    return str(Path(sys.executable).with_name(name))
+
+
+def read_traces(folder: Path) -> list[dict]:
+    """Every episode verifiers wrote under ``folder`` (its ``traces.jsonl`` files)."""
+    return [json.loads(line) for path in folder.rglob("traces.jsonl") for line in path.open()]
 
 
 PLAN = f"""
@@ -92,8 +106,8 @@ def test_verifiers_loads_our_env_by_id_without_starting_desktops(open_dir: Path)
 @pytest.mark.timeout(CHILD_TIMEOUT + 60)
 def test_run_eval_rolls_out_desktop_episodes_against_the_local_endpoint(open_dir: Path) -> None:
     rows_path = open_dir / "rows.json"
-    args = [str(EXAMPLE), "--episodes", "2", "--max-steps", "2", "--max-tokens", "24"]
-    args += ["--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
+    args = [str(EXAMPLE), "--task", TASK_ID, "--tools", *TOOLS, "--prefill", "", "--episodes", "2"]
+    args += ["--max-steps", "2", "--max-tokens", "24", "--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
     result = run_outside_root(args, open_dir, timeout=CHILD_TIMEOUT)
     assert result.returncode == 0, result.stderr[-3000:]
     rows = json.loads(rows_path.read_text())
@@ -123,7 +137,7 @@ def test_run_eval_gives_reward_one_to_the_correct_episode_and_zero_to_the_wrong_
     scripted = StandInScriptedModel(wrong_episodes=frozenset({1}))
     rows_path = open_dir / "rows.json"
     args = [str(EXAMPLE), "--task", DEMO_TASK_ID, "--tools", *DEMO_TOOLS, "--episodes", "2", "--max-steps", "1"]
-    args += ["--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
+    args += ["--prefill", "", "--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
     with scripted_endpoint(scripted) as base_url:
         result = run_outside_root([*args, "--base-url", base_url], open_dir, timeout=CHILD_TIMEOUT)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -138,3 +152,49 @@ def test_run_eval_gives_reward_one_to_the_correct_episode_and_zero_to_the_wrong_
         assert trace["rewards"]["desktop_verifier"]["score"] == (1.0 if answer in correct else 0.0), trace["rewards"]
     rows = json.loads(rows_path.read_text())
     assert sorted(row["reward"] for row in rows) == [0.0, 1.0]
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.parametrize("program", ["vf-eval", "vf-validate", "vf-debug"])
+def test_verifiers_command_line_tools_start_in_the_project_venv(program: str, open_dir: Path) -> None:
+    result = run_outside_root(["--help"], open_dir, timeout=120, program=venv_program(program))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "usage" in result.stdout.lower()
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.timeout(CHILD_TIMEOUT + 60)
+def test_vf_eval_runs_the_desktop_environment_by_its_id(open_dir: Path) -> None:
+    scripted = StandInScriptedModel(wrong_episodes=frozenset({1}))
+    args = ["desktop_gym_verifiers", "--no-push", "-m", "scripted", "-c", "1", "-o", str(open_dir / "runs")]
+    args += ["--env.taskset.task-ids", json.dumps([DEMO_TASK_ID]), "--env.taskset.seeds", "[0, 1]"]
+    args += ["--env.taskset.tools", json.dumps(DEMO_TOOLS), "--env.taskset.source", DEMO_SOURCE.to_json()]
+    with scripted_endpoint(scripted) as base_url:
+        args += ["--client.base-url", base_url, "--client.api-key-var", "OPENAI_API_KEY"]
+        result = run_outside_root(args, open_dir, timeout=CHILD_TIMEOUT, program=venv_program("vf-eval"))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert sorted(wrong for _, wrong in scripted.answers) == [False, True]
+    correct = {text for text, wrong in scripted.answers if not wrong}
+    traces = read_traces(open_dir / "runs")
+    assert len(traces) == 2
+    for episode in traces:
+        (trace,) = episode["traces"]
+        answer = next(node["message"]["content"] for node in trace["nodes"] if node["message"]["role"] == "assistant")
+        assert trace["rewards"]["desktop_verifier"]["score"] == (1.0 if answer in correct else 0.0), trace["rewards"]
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.timeout(CHILD_TIMEOUT + 60)
+def test_an_endpoint_outage_is_an_error_and_never_a_reward(open_dir: Path) -> None:
+    rows_path = open_dir / "rows.json"
+    args = [str(EXAMPLE), "--task", DEMO_TASK_ID, "--tools", *DEMO_TOOLS, "--episodes", "1", "--max-steps", "1"]
+    args += ["--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
+    with outage_endpoint() as base_url:
+        result = run_outside_root([*args, "--base-url", base_url], open_dir, timeout=CHILD_TIMEOUT)
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-3000:]  # the example fails loudly
+    (row,) = json.loads(rows_path.read_text())
+    assert row["reward"] is None and row["desktop"]["scored"] is False, row
+    assert row["desktop"]["steps"] == 0  # nothing was played on the desktop for the failed call
+    assert [error["status_code"] for error in row["errors"]] == [503], row["errors"]
+    ((trace,),) = [episode["traces"] for episode in read_traces(open_dir / "runs")]
+    assert "desktop_verifier" not in trace["rewards"] and trace["errors"]

@@ -76,7 +76,7 @@ def test_resets_with_one_seed_give_equal_first_observations_under_load(env: Desk
         unequal = []
         for index in range(1, resets):
             observation, info = env.reset(seed=SEED)
-            found = differences(first, observation)
+            found = differences(first, observation, parts)
             if found:
                 unequal.append(f"reset {index} ({info['reset_seconds']:.1f} s): {'; '.join(found)}")
             load.sample()

@@ -44,6 +44,7 @@ import verifiers.v1 as vf
 from pydantic import Field
 from verifiers.v1.runtimes import ProgramResult
 
+from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.train.adapters.episode import (
     DesktopEpisode,
     EnvSource,
@@ -51,7 +52,6 @@ from desktop_gym.train.adapters.episode import (
     source_from_environment,
     task_rows,
 )
-from desktop_gym.episode.prompts import system_prompt
 
 TESTED_VERSION = "0.4.0"
 TASKSET_ID = "desktop_gym_verifiers"
@@ -89,6 +89,10 @@ class DesktopTasksetConfig(vf.TasksetConfig):
     tools: list[str] | None = Field(None, max_length=1000)
     """Describe only these actions in the system prompt (``"CalcTools__set_cell_value"``, ``"DONE"``,
     ...; a short prompt for small models); None describes everything the env offers."""
+    prefill: str = Field("", max_length=1000)
+    """The start of every answer (``PromptConfig.prefill``, e.g. ``CalcTools.set_cell_value(cell="``):
+    sent as a final assistant message that the endpoint continues (vLLM: ``continue_final_message``;
+    ``desktop-gym llm serve`` does so by itself); the action played is the prefill plus the reply."""
 
     def env_source(self) -> EnvSource:
         """The :class:`EnvSource` this config names."""
@@ -100,6 +104,7 @@ class DesktopData(vf.TaskData):
 
     task_id: str
     seed: int = 0
+    prefill: str = ""
 
 
 class DesktopTask(vf.Task[DesktopData, vf.State, vf.TaskConfig]):
@@ -120,48 +125,10 @@ class DesktopTaskset(vf.Taskset[DesktopTask, DesktopTasksetConfig]):
                     system_prompt=system_prompt(describe_actions([row["task_id"]], source, self.config.tools)),
                     task_id=row["task_id"],
                     seed=row["seed"],
+                    prefill=self.config.prefill,
                 ),
                 self.config.task,
             )
-
-
-class DesktopEnvConfig(vf.EnvConfig):
-    """The env's one seat: the policy that operates the desktop."""
-
-    player: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
-    """The harness runs in this process's host (verifiers' default runtime is Prime's cloud sandbox)."""
-
-
-class DesktopGymEnv(vf.Env[DesktopEnvConfig]):
-    """One desktop episode per rollout; the reward is the task verifier's."""
-
-    async def run(self, task: DesktopTask, agents: vf.Agents) -> None:
-        """Play ``task`` on a fresh desktop episode and record the verifier's reward on the trace."""
-        config = self.taskset.config
-        episode = DesktopEpisode(config.env_source())
-        try:
-            first = await asyncio.to_thread(episode.start, task.data.task_id, task.data.seed)
-            async with agents.player.interaction(task) as interaction:
-                segment = await interaction.turn(first)
-                turns = 1
-                while not segment.terminated:
-                    outcome = await asyncio.to_thread(episode.act, segment.last_reply or "DONE()")
-                    if outcome.done or turns >= config.max_turns:
-                        break
-                    segment = await interaction.turn(outcome.text)
-                    turns += 1
-                reward = await asyncio.to_thread(episode.finish)
-            trace = interaction.trace
-            trace.record_reward(REWARD_NAME, float(reward), 1.0)
-            trace.info["desktop"] = {
-                "task_id": task.data.task_id,
-                "seed": task.data.seed,
-                "steps": episode.steps,
-                "success": episode.success,
-                "summary": episode.summary(),
-            }
-        finally:
-            await asyncio.to_thread(episode.close)
 
 
 class DesktopChatHarnessConfig(vf.HarnessConfig):
@@ -169,6 +136,8 @@ class DesktopChatHarnessConfig(vf.HarnessConfig):
 
     max_tokens: int = Field(64, ge=1, le=8192)
     """Tokens per reply at most (one action is short)."""
+    temperature: float | None = Field(None, ge=0, le=2)
+    """Sampling temperature (None: the endpoint's default)."""
 
 
 class DesktopChatHarness(vf.Harness[DesktopChatHarnessConfig]):
@@ -193,7 +162,12 @@ class DesktopChatHarness(vf.Harness[DesktopChatHarnessConfig]):
         """Ask the model for one reply to the conversation so far (verifiers records it on ``trace``)."""
         system, prompt = self.resolve_prompt(data)
         messages = _wire_messages(system, prompt)
+        prefill = getattr(data, "prefill", "")
+        if prefill:
+            messages.append({"role": "assistant", "content": prefill})
         body = {"model": ctx.model, "messages": messages, "max_tokens": self.config.max_tokens}
+        if self.config.temperature is not None:
+            body["temperature"] = self.config.temperature
         async with httpx.AsyncClient(timeout=MAX_COMPLETION_SECONDS) as client:
             response = await client.post(
                 f"{endpoint.rstrip('/')}/chat/completions",
@@ -203,6 +177,60 @@ class DesktopChatHarness(vf.Harness[DesktopChatHarnessConfig]):
         if response.status_code != 200:
             return ProgramResult(exit_code=1, stdout="", stderr=f"HTTP {response.status_code}: {response.text[:2000]}")
         return ProgramResult(exit_code=0, stdout=response.text[:2000], stderr="")
+
+
+class DesktopEnvConfig(vf.EnvConfig):
+    """The env's one seat: the policy that operates the desktop."""
+
+    player: vf.AgentConfig = vf.AgentConfig(
+        harness=DesktopChatHarnessConfig(id=TASKSET_ID), runtime=vf.SubprocessConfig()
+    )
+    """Our chat harness, run in this process's host (verifiers' defaults are its ``bash`` harness in
+    Prime's cloud sandbox); so ``vf-eval desktop_gym_verifiers`` needs no harness flags."""
+
+
+class DesktopGymEnv(vf.Env[DesktopEnvConfig]):
+    """One desktop episode per rollout; the reward is the task verifier's."""
+
+    async def run(self, task: DesktopTask, agents: vf.Agents) -> None:
+        """Play ``task`` on a fresh desktop episode and record the verifier's reward on the trace."""
+        config = self.taskset.config
+        episode = DesktopEpisode(config.env_source())
+        try:
+            first = await asyncio.to_thread(episode.start, task.data.task_id, task.data.seed)
+            async with agents.player.interaction(task) as interaction:
+                trace = interaction.trace
+                segment = await interaction.turn(first)
+                turns = 1
+                while not segment.terminated and not trace.errors:
+                    action = (task.data.prefill + segment.last_reply) or "DONE()"
+                    outcome = await asyncio.to_thread(episode.act, action)
+                    if outcome.done or turns >= config.max_turns:
+                        break
+                    segment = await interaction.turn(outcome.text)
+                    turns += 1
+                # A failed model call (an endpoint outage, a harness crash) is the trace's error, not the
+                # agent's move: the desktop is not judged, and no reward is recorded (never a 0).
+                scored = not trace.errors
+                if scored:
+                    reward = await asyncio.to_thread(episode.finish)
+            if scored:
+                trace.record_reward(REWARD_NAME, float(reward), 1.0)
+            trace.info["desktop"] = {
+                "task_id": task.data.task_id,
+                "seed": task.data.seed,
+                "steps": episode.steps,
+                "success": episode.success if scored else None,
+                "scored": scored,
+                "summary": episode.summary() if scored else f"Not scored: {_error_text(trace.errors[-1])}",
+            }
+        finally:
+            await asyncio.to_thread(episode.close)
+
+
+def _error_text(error: Any) -> str:
+    """One line naming a trace error (its type and message)."""
+    return f"{getattr(error, 'type', type(error).__name__)}: {getattr(error, 'message', error)}"[:500]
 
 
 def _wire_messages(system: str | None, prompt: Any) -> list[dict[str, Any]]:
@@ -238,6 +266,8 @@ def env_config(
     max_turns: int = 8,
     max_tokens: int = 64,
     tools: Sequence[str] | None = None,
+    prefill: str = "",
+    temperature: float | None = None,
 ) -> DesktopEnvConfig:
     """The ``DesktopEnvConfig`` of :func:`load_environment` (for verifiers' ``EvalConfig.env``).
 
@@ -248,6 +278,8 @@ def env_config(
         max_turns: model replies per episode at most.
         max_tokens: tokens per reply at most.
         tools: describe only these actions in the system prompt (see ``DesktopTasksetConfig.tools``).
+        prefill: the start of every answer (see ``DesktopTasksetConfig.prefill``).
+        temperature: the sampling temperature (None: the endpoint's default).
     """
     taskset = DesktopTasksetConfig(
         id=TASKSET_ID,
@@ -256,8 +288,9 @@ def env_config(
         source=source.to_json() if source is not None else "",
         max_turns=max_turns,
         tools=list(tools) if tools is not None else None,
+        prefill=prefill,
     )
-    harness = DesktopChatHarnessConfig(id=TASKSET_ID, max_tokens=max_tokens)
+    harness = DesktopChatHarnessConfig(id=TASKSET_ID, max_tokens=max_tokens, temperature=temperature)
     return DesktopEnvConfig(taskset=taskset, player=vf.AgentConfig(harness=harness, runtime=vf.SubprocessConfig()))
 
 
@@ -293,14 +326,14 @@ def run_desktop_eval(
 
 
 def episode_rewards(episodes: Sequence[vf.Episode]) -> list[dict[str, Any]]:
-    """Per episode: the task, its verifier reward, the number of model turns and any errors (for logs)."""
+    """Per episode: the task, its verifier reward (None when not scored), model turns and errors (for logs)."""
     rows = []
     for episode in episodes:
         trace = episode.traces[0] if episode.traces else None
         rows.append(
             {
                 "task": episode.task.data.name,
-                "reward": trace.reward if trace else None,
+                "reward": trace.rewards[REWARD_NAME].score if trace and REWARD_NAME in trace.rewards else None,
                 "turns": trace.num_turns if trace else 0,
                 "desktop": trace.info.get("desktop") if trace else None,
                 "errors": [
