@@ -581,8 +581,8 @@ def from_code(code: str | None, message: str, status: str | None = None) -> Desk
         An instance of the class registered under ``code``; else the guest error for ``status``;
         else a plain :class:`GuestError`.
     """
-    if code == "episode_not_started":
-        __getattr__("EpisodeNotStartedError")  # built (and registered) on first use
+    if code == "episode_not_started" and "EpisodeNotStartedError" not in globals():
+        __getattr__("EpisodeNotStartedError")  # built (and registered) once, on first use
     cls: type[DesktopGymError] | None = _BY_CODE.get(code or "")
     if cls is None:
         cls = GUEST_ERRORS_BY_STATUS.get(status or "", GuestError)

@@ -20,6 +20,7 @@ import pytest
 from desktop_gym.apps import plugins
 from desktop_gym.apps.spec import APP_SPECS, launchable_apps, reload_apps
 from desktop_gym.guest.apps import registry
+from desktop_gym.tasks import registry as registry_of_tasks
 
 pytestmark = pytest.mark.slow
 
@@ -155,4 +156,6 @@ def test_an_app_added_by_its_entry_point_alone_is_launched_offered_and_proven(pl
         proof = check_task("notesuite.write_note", seeds=(3,), env=env)
     finally:
         env.close()
+        registry_of_tasks._TASKS.pop(TASK["id"], None)  # other tests count the built-in tasks
+        registry_of_tasks._ENTRY_POINTS.pop(TASK["id"], None)
     assert proof.proven, proof.why_unproven()

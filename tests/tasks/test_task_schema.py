@@ -152,7 +152,7 @@ def test_schema_mistakes_name_the_field(tmp_path, data, expected):
         ),
         (
             broken(setup=[{"type": "put_file", "path": "~/a", "asset": "../loader.py"}]),
-            "setup[0].asset: asset '../loader.py' is outside",
+            "setup[0].asset: asset '../loader.py' resolves to",
         ),
         (
             broken(setup=[{"type": "launch", "app": "calc"}]),
