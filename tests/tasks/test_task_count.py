@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from desktop_gym.tasks import list_tasks
+from desktop_gym.tasks.catalogue import read_catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_COUNT = re.compile(r"(?:built-in )?suite has (\d+) tasks|\((\d+) ids:")
 
 
 def test_the_readme_and_docs_state_the_count_tasks_list_prints() -> None:
-    count = len(list_tasks())
+    count = len(read_catalogue())  # the built-in tasks (other tests register their own)
     stated = []
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         if page.is_file():
