@@ -73,6 +73,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UnknownTaskError as error:
             print(f"desktop-gym tasks check: {error}", file=sys.stderr)
             return 2
+    if args.changed or args.sample is not None:
+        task_ids = _changed_and_sample(args, task_ids)
+        if not task_ids:
+            print("nothing to prove: no task changed since it was proven, and --sample 0")
+            return 0
     episode_attacked = _episode_attack_tasks(args, task_ids)
     bar = _progress(len(task_ids))
 
@@ -111,7 +116,38 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(_tags_summary([p.task_id for p in proofs]))
     if args.json:
         Path(args.json).write_text(json.dumps([p.to_dict() for p in proofs], indent=2))
+    if args.record:
+        from .tasks.proof_record import record_path, write_record
+
+        write_record([p.task_id for p in proofs if p.proven])
+        print(f"recorded {len(proofs) - len(unproven)} proven task(s) in {record_path()}")
     return 1 if unproven else 0
+
+
+def _changed_and_sample(args: argparse.Namespace, task_ids: list[str]) -> list[str]:
+    """The tasks new or changed since the proof record (with ``--changed``), plus a rotating sample of the rest."""
+    from .reward_attacks import rotating_sample
+    from .tasks.proof_record import changed_tasks, read_record
+
+    changed = changed_tasks(task_ids, read_record()) if args.changed else []
+    rest = [task for task in task_ids if task not in changed]
+    sample = rotating_sample(rest, args.sample or 0, _seed(args.sample_seed, "DESKTOP_GYM_PROOF_SEED"))
+    print(
+        f"proving {len(changed)} task(s) new or changed since the proof record"
+        + (f" ({', '.join(changed[:8])}{', ...' if len(changed) > 8 else ''})" if changed else "")
+        + f" and a rotating sample of {len(sample)} of the other {len(rest)}"
+    )
+    return [task for task in task_ids if task in changed or task in sample]
+
+
+def _seed(given: int | None, variable: str) -> int:
+    """``given``, else ``$variable``, else today's date: a sample that rotates daily unless pinned."""
+    import datetime
+    import os
+
+    if given is not None:
+        return given
+    return int(os.environ.get(variable, datetime.date.today().toordinal()))
 
 
 def _recheck_alone(proofs: list[Any], args: argparse.Namespace, episode_attacked: list[str]) -> list[Any]:
@@ -145,20 +181,14 @@ def _recheck_alone(proofs: list[Any], args: argparse.Namespace, episode_attacked
 
 def _episode_attack_tasks(args: argparse.Namespace, task_ids: list[str]) -> list[str]:
     """The tasks that get episode-level attacks: none, a seeded rotating sample, or all."""
-    import datetime
-    import os
-
     from .reward_attacks import rotating_sample
 
     if args.attacks in ("none", "files"):
         return []
     if args.attacks == "all":
         return list(task_ids)
-    seed = args.attack_seed
-    if seed is None:
-        # Rotates daily unless CI pins it; choosing which tasks to attack is not a task parameter.
-        seed = int(os.environ.get("DESKTOP_GYM_ATTACK_SEED", datetime.date.today().toordinal()))
-    return rotating_sample(task_ids, args.attack_sample, seed)
+    # Rotates daily unless CI pins it; choosing which tasks to attack is not a task parameter.
+    return rotating_sample(task_ids, args.attack_sample, _seed(args.attack_seed, "DESKTOP_GYM_ATTACK_SEED"))
 
 
 def _tags_summary(task_ids: list[str]) -> str:
@@ -235,6 +265,29 @@ def add_tasks_commands(sub: Any) -> None:
         type=int,
         default=None,
         help="seed of the sample (default: $DESKTOP_GYM_ATTACK_SEED, else the date)",
+    )
+    check.add_argument(
+        "--changed",
+        action="store_true",
+        help="only the tasks new or changed since the proof record (tasks/proven.json), plus any --sample",
+    )
+    check.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also (or only, without --changed) a rotating sample of N of the other tasks",
+    )
+    check.add_argument(
+        "--sample-seed",
+        type=int,
+        default=None,
+        help="seed of the proof sample (default: $DESKTOP_GYM_PROOF_SEED, else the date)",
+    )
+    check.add_argument(
+        "--record",
+        action="store_true",
+        help="write the fingerprints of the proven tasks into the proof record (commit it after a full proof)",
     )
     check.set_defaults(handler=cmd_check)
     osworld = group.add_parser("import-osworld", help="convert OSWorld task JSON into desktop-gym tasks")

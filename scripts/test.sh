@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: the core test suite, then the heavy stages (each with its own time budget),
-# the docs build, then the proof of every registered task on a real desktop. Prints a stage table at the end.
+# the docs build, then the proof of new and changed tasks and a rotating sample of the rest on a real desktop. Prints a stage table at the end.
 # Usage: bash scripts/test.sh [STAGE ...]   (default: every stage, in order)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ for entry in "${HEAVY_STAGES[@]}"; do IFS='|' read -r _ _ marker _ <<<"$entry"; 
 if wanted core; then
   started=$(date +%s)
   # Any skip not on tests/skip_allowlist.txt fails the core run (tests/support/skip_policy.py).
-  DESKTOP_GYM_SKIP_ALLOWLIST=tests/skip_allowlist.txt "$PY" -m pytest -q -ra -m "$not_heavy"
+  DESKTOP_GYM_SKIP_ALLOWLIST=tests/skip_allowlist.txt "$PY" -m pytest -q -ra --durations=15 -m "$not_heavy"
   rc=$?
   [ "$rc" -eq 5 ] && echo "pytest collected no tests"
   record core 1800 "$started" "$rc"
@@ -42,7 +42,7 @@ for entry in "${HEAVY_STAGES[@]}"; do
   wanted "$name" || continue
   started=$(date +%s)
   # shellcheck disable=SC2086  # the folders are words
-  "$PY" -m pytest -q -ra -m "$marker" -p no:cacheprovider $folders
+  "$PY" -m pytest -q -ra --durations=5 -m "$marker" -p no:cacheprovider $folders
   rc=$?
   [ "$rc" -eq 5 ] && rc=0
   record "$name" "$budget" "$started" "$rc"
@@ -57,8 +57,11 @@ if wanted docs; then
 fi
 if wanted proofs; then
   started=$(date +%s)
-  .venv/bin/desktop-gym tasks check --jobs 2
-  record proofs 2100 "$started" "$?"
+  # Every task new or changed since the committed proof record (tasks/proven.json, by the hash of the
+  # files defining it), plus a rotating sample of the rest (the seed is the date, or
+  # $DESKTOP_GYM_PROOF_SEED). The full proof: desktop-gym tasks check --jobs 2 --record.
+  .venv/bin/desktop-gym tasks check --jobs 2 --changed --sample "${DESKTOP_GYM_PROOF_SAMPLE:-24}"
+  record proofs 900 "$started" "$?"
 fi
 echo
 echo "== stages (seconds used of budget)"
