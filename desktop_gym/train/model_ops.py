@@ -187,19 +187,58 @@ def token_logprobs(
 
     device = model_device(model)
     input_ids = batch["input_ids"].to(device)
+    attention = batch["attention_mask"].to(device)
+    keep = _response_positions(model, batch)
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-        logits = model(input_ids=input_ids, attention_mask=batch["attention_mask"].to(device)).logits[:, :-1]
+        if keep is None:
+            logits = model(input_ids=input_ids, attention_mask=attention).logits[:, :-1]
+        else:  # the vocabulary projection only where a response token is predicted: the prompt's logits are
+            # never read, and at 49k tokens of vocabulary they were most of the memory (GBs for a long prompt)
+            logits = model(input_ids=input_ids, attention_mask=attention, logits_to_keep=keep.to(device)).logits
     logits = logits.float()
     if temperature > 0 and temperature != 1.0:
         logits = logits / temperature
     logp_all = logits.log_softmax(-1)
-    chosen = logp_all.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    targets = input_ids[:, 1:] if keep is None else input_ids[:, keep.to(device) + 1]
+    chosen = logp_all.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
     if label_smoothing:
         chosen = (1 - label_smoothing) * chosen + label_smoothing * logp_all.mean(-1)
     entropy = None
     if with_entropy:
         entropy = -(logp_all.exp() * logp_all).sum(-1)
-    return chosen, entropy
+    if keep is None:
+        return chosen, entropy
+    return _spread(chosen, keep, input_ids.shape), None if entropy is None else _spread(entropy, keep, input_ids.shape)
+
+
+def _response_positions(model: Any, batch: dict[str, Any]) -> Any:
+    """The positions (columns of ``[B, L-1]``) where some row predicts a response token; None for all.
+
+    None when the batch has no response mask or the model's ``forward`` takes no ``logits_to_keep``
+    (a Hugging Face causal LM and a PEFT wrapper of one take it).
+    """
+    import inspect
+
+    mask = batch.get("response_mask")
+    if mask is None:
+        return None
+    try:
+        parameters = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return None
+    takes = "logits_to_keep" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    if not takes:
+        return None
+    positions = mask.detach().cpu().bool().any(0).nonzero().squeeze(-1)
+    return positions if 0 < len(positions) < mask.shape[1] else None
+
+
+def _spread(values: Any, positions: Any, shape: tuple[int, ...]) -> Any:
+    """``values`` ``[B, K]`` at ``positions`` of a zero ``[B, L-1]`` tensor (autograd flows through)."""
+    import torch
+
+    full = torch.zeros((shape[0], shape[1] - 1), dtype=values.dtype, device=values.device)
+    return full.index_copy(1, positions.to(values.device), values)
 
 
 def chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:

@@ -83,3 +83,25 @@ def test_old_logprobs_are_the_tempered_sampling_distribution() -> None:
     plain, _ = token_logprobs(model, batch, bf16=False)
     assert not torch.allclose(plain, (logits / 0.7).log_softmax(-1).gather(-1, batch["input_ids"][:, 1:, None])[..., 0])
     assert 0 < entropy < np.log(VOCAB)
+
+
+def test_log_probs_project_only_the_response_positions_and_match_the_full_computation() -> None:
+    model, batch_samples = tiny_model(), samples(4)
+    batch = batch_tensors(batch_samples, 0)
+    projected: list[tuple[int, ...]] = []
+    hook = model.lm_head.register_forward_hook(lambda _m, inputs, _out: projected.append(tuple(inputs[0].shape)))
+    try:
+        logp, entropy = token_logprobs(model, batch, bf16=False, with_entropy=True)
+    finally:
+        hook.remove()
+    with torch.no_grad():
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits[:, :-1]
+    full = logits.log_softmax(-1)
+    expected = full.gather(-1, batch["input_ids"][:, 1:, None])[..., 0]
+    mask = batch["response_mask"].bool()
+    assert torch.allclose(logp[mask], expected[mask], atol=1e-5)
+    assert torch.allclose(entropy[mask], -(full.exp() * full).sum(-1)[mask], atol=1e-4)
+    # The prompt positions no row answers at were never projected onto the vocabulary.
+    assert projected[0][1] == int(mask.any(0).sum()) < batch["input_ids"].shape[1] - 1
+    logp.sum().backward()  # gradients flow through the spread
+    assert model.lm_head.weight.grad is not None and model.lm_head.weight.grad.abs().sum() > 0
