@@ -132,4 +132,12 @@ def changed_tasks(task_ids: Sequence[str], record: Mapping[str, str]) -> list[st
     return [task for task in task_ids if record.get(task) != task_fingerprint(task)]
 
 
-__all__ = ["RECORD_PATH", "RECORD_VARIABLE", "record_path", "changed_tasks", "read_record", "task_fingerprint", "write_record"]
+__all__ = [
+    "RECORD_PATH",
+    "RECORD_VARIABLE",
+    "record_path",
+    "changed_tasks",
+    "read_record",
+    "task_fingerprint",
+    "write_record",
+]

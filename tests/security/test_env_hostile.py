@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from desktop_gym import DesktopEnv
@@ -19,6 +19,7 @@ from desktop_gym.actions import ActionLimits
 from desktop_gym.backends.local import processes_with_marker
 from desktop_gym.tasks import Task, register_task
 from desktop_gym.tasks.registry import list_tasks
+from desktop_gym.verifiers import VerifierResult
 
 FAST_S = 0.1  # the worst action refused on the host must cost at most this much CPU time
 GUEST_REFUSAL_S = 2.0  # ... and one the guest refused (a round trip)
@@ -31,8 +32,8 @@ class ProbeTask(Task):
     instruction_template = "Do nothing harmful."
     max_steps = 100_000
 
-    def verify(self, ctx):  # noqa: ANN001, ANN201 - never reached in these tests
-        raise AssertionError("the probe episode must not end")
+    def verify(self, ctx):  # noqa: ANN001, ANN201 - reached when an action declares the episode over
+        return VerifierResult.failed("the probe task is never done")
 
 
 if ProbeTask.id not in list_tasks():
@@ -136,6 +137,8 @@ def actions(draw: st.DrawFn) -> str:
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
 @given(st.one_of(actions(), st.text(max_size=200)))
+@example("DONE")  # the declarations are text an agent (and hypothesis) can write
+@example("FAIL")
 def test_property_step_never_raises_and_refusals_are_fast(env: DesktopEnv, action: str) -> None:
     # Every example starts in a live episode: an example that ended it (a failure of its own) must not
     # leave the next example, or hypothesis's replay of it, a finished episode (that made a failure
@@ -145,7 +148,12 @@ def test_property_step_never_raises_and_refusals_are_fast(env: DesktopEnv, actio
     started, cpu_started = time.perf_counter(), time.process_time()
     observation, _reward, terminated, truncated, info = env.step(action)
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    assert not terminated and not truncated, (action, info)
+    # Only the agent's own declaration (DONE / FAIL, which text can spell) ends an episode; the next
+    # example then starts a fresh one. Nothing else may end it: not a crash, not the budget.
+    assert not truncated, (action, info)
+    if terminated:
+        assert "agent_declared" in info and not info["action_error"], (action, info)
+        assert info["success"] is False and _reward == 0.0, (action, info)
     error = observation["last_action_error"]
     if error:
         # Nothing refused may hold the desktop: a call the guest refused (an API's argument check,

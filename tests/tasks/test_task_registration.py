@@ -44,8 +44,11 @@ def test_a_builtin_task_class_is_its_one_record() -> None:
     for task_id in PYTHON_TASKS:
         cls = registry.task_class_of(task_id)
         assert cls.__dict__.get("id") == task_id, f"{task_id}: set by {cls.__qualname__} itself"
-        assert "instruction_template" in cls.__dict__ or "goal" in cls.__dict__ or cls.infeasible or any(
-            "goal" in base.__dict__ or "instruction_template" in base.__dict__ for base in cls.__mro__[1:-2]
+        assert (
+            "instruction_template" in cls.__dict__
+            or "goal" in cls.__dict__
+            or cls.infeasible
+            or any("goal" in base.__dict__ or "instruction_template" in base.__dict__ for base in cls.__mro__[1:-2])
         )
     assert build_catalogue() == read_catalogue(), "run python -m desktop_gym.tasks.catalogue --write"
     assert not (Path(registry.TASKS_DIR) / "metadata").exists()
