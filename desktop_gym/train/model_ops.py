@@ -10,9 +10,11 @@ data) are tokenized from their completion text plus the end-of-turn token.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from desktop_gym.episode.prompts import Message, split_prefill
@@ -181,7 +183,8 @@ def token_logprobs(
     distribution is the one that sampled; 0, greedy, counts as 1). With ``label_smoothing`` e the
     first tensor is instead the log-likelihood of the smoothed target (1 - e on the token, e spread
     evenly over the vocabulary): ``(1 - e) log p(token) + e mean_v log p(v)``. Runs under bfloat16
-    autocast on the model's device type when ``bf16``; log-softmax is taken in float32.
+    autocast on the model's device type when ``bf16`` and the device computes bf16 natively
+    (:func:`native_bf16`); log-softmax is taken in float32.
     """
     import torch
 
@@ -189,7 +192,7 @@ def token_logprobs(
     input_ids = batch["input_ids"].to(device)
     attention = batch["attention_mask"].to(device)
     keep = _response_positions(model, batch)
-    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16 and native_bf16(device)):
         if keep is None:
             logits = model(input_ids=input_ids, attention_mask=attention).logits[:, :-1]
         else:  # the vocabulary projection only where a response token is predicted: the prompt's logits are
@@ -209,6 +212,28 @@ def token_logprobs(
     if keep is None:
         return chosen, entropy
     return _spread(chosen, keep, input_ids.shape), None if entropy is None else _spread(entropy, keep, input_ids.shape)
+
+
+def native_bf16(device: Any) -> bool:
+    """Whether bfloat16 autocast pays on ``device`` for training: a GPU, or a CPU with bf16 instructions.
+
+    On a CPU without them (AVX2 only, as this project's 2-core machines) autocast emulates bf16, and a
+    training step is several times slower than in float32 (``bench/bench_train_precision.py``
+    measures both side by side).
+    """
+    if getattr(device, "type", str(device)) != "cpu":
+        return True
+    return cpu_has_bf16_instructions()
+
+
+@functools.cache
+def cpu_has_bf16_instructions() -> bool:
+    """The CPU advertises AVX512-BF16 or AMX-BF16 (``/proc/cpuinfo``); False where unreadable."""
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return False
+    return bool(flags & {"avx512_bf16", "amx_bf16"})
 
 
 def _response_positions(model: Any, batch: dict[str, Any]) -> Any:

@@ -108,12 +108,13 @@ def test_behavior_cloning_on_a_recorded_oracle_episode(tmp_path: Path, capsys: p
     runs = tmp_path / "runs"
     assert main(["run", "--task", "demo.enter_number", "--agent", "oracle", "--out", str(runs)]) == 0
     assert load_trajectories(runs)[0].success
-    # The recorded observations (tree, app info) make ~1.5k-token prompts: over the demo's 512-token budget,
-    # which BC shares with sampling (it fails with PromptTooLongError there), so this config raises it.
+    # The recorded observations (the whole tree, app info) make ~1.5k-token prompts: over the demo's
+    # 512-token budget, which BC shares with sampling (it fails with PromptTooLongError there), so this
+    # config raises it, and keeps 4 tree lines (a 1.5k-token step costs minutes on one CPU thread).
     config = tmp_path / "bc.toml"
     config.write_text(
         '[env]\ntask_ids = ["demo.enter_number"]\n'
-        '[prompt]\nactions_text = "CalcTools.set_cell_value(cell, value)"\n'
+        '[prompt]\nactions_text = "CalcTools.set_cell_value(cell, value)"\na11y_max_nodes = 4\n'
         "[model]\nmax_prompt_tokens = 4096\n"
     )
     arguments = [

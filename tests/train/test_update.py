@@ -105,3 +105,20 @@ def test_log_probs_project_only_the_response_positions_and_match_the_full_comput
     assert projected[0][1] == int(mask.any(0).sum()) < batch["input_ids"].shape[1] - 1
     logp.sum().backward()  # gradients flow through the spread
     assert model.lm_head.weight.grad is not None and model.lm_head.weight.grad.abs().sum() > 0
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_bf16_autocast_only_where_the_device_computes_it_natively(
+    monkeypatch: pytest.MonkeyPatch, native: bool
+) -> None:
+    from desktop_gym.train import model_ops
+
+    monkeypatch.setattr(model_ops, "cpu_has_bf16_instructions", lambda: native)
+    model, batch_samples = tiny_model(), samples(2)
+    seen: list[torch.dtype] = []
+    hook = model.lm_head.register_forward_hook(lambda _m, _inputs, out: seen.append(out.dtype))
+    try:
+        token_logprobs(model, batch_tensors(batch_samples, 0), bf16=True)
+    finally:
+        hook.remove()
+    assert seen == [torch.bfloat16 if native else torch.float32]
