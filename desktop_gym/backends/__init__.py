@@ -1,12 +1,19 @@
-"""Backends: where desktops come from (local processes, containers, VMs)."""
+"""Backends: where desktops come from (local processes, containers, VMs).
+
+The built-in ones are named here; another package (or a stand-in such as the env server's load-test
+backend) adds one through the entry-point group ``desktop_gym.backends`` (name = a ``Backend``
+class or factory), found by name when first asked for.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import entry_points
 
 from .base import Backend, BackendError, DesktopHandle
 
 _BACKENDS: dict[str, Callable[..., Backend]] = {}
+ENTRY_POINT_GROUP = "desktop_gym.backends"
 
 
 def register_backend(name: str) -> Callable:
@@ -52,19 +59,29 @@ def make_backend(name: str = "local", **kwargs) -> Backend:
     Raises:
         ValueError: unknown backend name (the message lists the known ones).
     """
-    try:
-        factory = _BACKENDS[name]
-    except KeyError:
-        raise ValueError(f"unknown backend {name!r} (known: {', '.join(sorted(_BACKENDS))})") from None
+    factory = _BACKENDS.get(name) or _from_entry_point(name)
+    if factory is None:
+        raise ValueError(f"unknown backend {name!r} (known: {', '.join(available_backends())})")
     return factory(**kwargs)
 
 
+def _from_entry_point(name: str) -> Callable[..., Backend] | None:
+    """The backend an installed package names ``name`` in ``desktop_gym.backends`` (registered once loaded)."""
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name == name:
+            loaded = point.load()  # importing it may register it under its own decorator
+            _BACKENDS[name] = _BACKENDS.get(name) or loaded
+            return _BACKENDS[name]
+    return None
+
+
 def available_backends() -> list[str]:
-    """Names accepted by ``make_backend``."""
-    return sorted(_BACKENDS)
+    """Names accepted by ``make_backend``: the built-in and registered ones and the entry points."""
+    return sorted({*_BACKENDS, *(point.name for point in entry_points(group=ENTRY_POINT_GROUP))})
 
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "Backend",
     "BackendError",
     "DesktopHandle",

@@ -17,7 +17,6 @@ from typing import Any
 from desktop_gym.errors import CapacityError
 
 from ..backends import Backend, make_backend
-from ..guest.client import GuestClient
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +118,7 @@ class DesktopPool:
                     raise RuntimeError("the desktop pool is closed")
                 while self._ready:
                     backend = self._ready.popleft()
-                    if _alive(backend):
+                    if backend.is_alive():
                         self._in_use += 1
                         self._cond.notify_all()  # the refill thread may start a replacement
                         return backend
@@ -145,9 +144,9 @@ class DesktopPool:
     def release(self, backend: Backend) -> None:
         """Take a desktop back: wipe it into the pool, or close it when it is dead or not needed."""
         keep = False
-        if _alive(backend):
+        if backend.is_alive():
             try:
-                _wipe(backend)
+                backend.wipe_session()
                 keep = True
             except Exception as error:  # noqa: BLE001 - a desktop that cannot be wiped is not reused
                 log.warning("closing a desktop that could not be wiped: %s", error)
@@ -226,22 +225,6 @@ class DesktopPool:
         for backend in ready:
             _close_quietly(backend)
         self._refill_thread.join(timeout=120)
-
-
-def _alive(backend: Backend) -> bool:
-    check = getattr(backend, "is_alive", None)
-    return bool(check()) if check is not None else True
-
-
-def _wipe(backend: Backend) -> None:
-    """Kill the desktop's apps and empty its home, so the next env finds a fresh session."""
-    wipe = getattr(backend, "wipe_session", None)
-    if wipe is not None:  # the load-test backend has no guest to talk to
-        wipe()
-        return
-    handle = backend.start()  # the running session's handle
-    with GuestClient(handle.address, token=handle.token, timeout=30.0) as client:
-        client.clear_session()
 
 
 def _close_quietly(backend: Backend) -> None:

@@ -99,8 +99,6 @@ class EnvServer:
     ) -> None:
         if lease_ttl <= 0:
             raise ValueError(f"lease_ttl must be positive, got {lease_ttl}")
-        if backend == "loadtest":
-            from . import loadtest  # noqa: F401 - registers the stand-in backend
         self.token = secrets.token_urlsafe(24) if token is None else token
         check_bind(address, self.token)
         self.requested_address = address
@@ -373,7 +371,7 @@ class EnvServer:
                             self.counters.add("reclaimed")
                     finally:
                         session.lock.release()
-                elif session.state == "idle" and not _backend_alive(session.backend):
+                elif session.state == "idle" and not session.backend.is_alive():
                     session.state, session.last_error = "crashed", "the desktop died while the env was idle"
                     self.counters.add("crashes")
 
@@ -423,18 +421,8 @@ class EnvServer:
         return self._draining
 
 
-def _backend_alive(backend: Backend) -> bool:
-    check = getattr(backend, "is_alive", None)
-    return bool(check()) if check is not None else True
-
-
 def _default_env_factory(task_id: str | None, backend: Backend, options: dict[str, Any]) -> Any:
-    env_class = getattr(backend, "env_class", None)
-    if env_class is None:
-        from ..env import DesktopEnv
-
-        env_class = DesktopEnv
-    return env_class(task_id, backend=backend, **options)
+    return backend.env_class(task_id, backend=backend, **options)
 
 
 __all__ = ["CapacityError", "EnvBusyError", "EnvServer", "ServerDrainingError", "UnknownEnvError"]
