@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import sysconfig
 import tempfile
 from pathlib import Path
 
-from desktop_gym.backends.session_user import unreachable_guest_code
+from desktop_gym.backends.session_user import _reachable_by_others, unreachable_guest_code
 
 
 def _checkout(root: Path, mode: int) -> Path:
@@ -20,7 +21,10 @@ def test_a_checkout_others_can_read_is_reachable() -> None:
     folder = Path(tempfile.mkdtemp(prefix="desktop-gym-reach-"))  # pytest's tmp_path is under a 0700 folder
     try:
         folder.chmod(0o755)
-        assert unreachable_guest_code(_checkout(folder / "open", 0o755)) is None
+        # The venv's packages are checked too: a clone in a private folder (``mktemp -d``) has them there.
+        packages = Path(sysconfig.get_paths()["purelib"])
+        expected = None if _reachable_by_others(packages) else packages
+        assert unreachable_guest_code(_checkout(folder / "open", 0o755)) == expected
     finally:
         shutil.rmtree(folder)
 
