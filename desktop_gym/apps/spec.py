@@ -47,6 +47,12 @@ class AppSpec:
         file_types: File suffixes it opens (``(".xlsx", ".ods")``).
         save_keys: The hotkey that saves its document, for GUI oracles and prompts; () when none.
         readiness: When a launch counts as ready: one of :data:`READINESS_KINDS` (default: by ``launch``).
+        launch_hook: For ``"command"`` apps, ``"package.module:function"`` building the argv instead of
+            ``command`` + file: called in the guest as ``function(home, launch_dir, file) -> list[str]``
+            (Chromium's profile, proxy and DevTools flags); "" for none.
+        ready_hook: ``"package.module:function"`` the launcher calls once the window is up, as
+            ``function(home, launch_dir, deadline)``; it returns when the app is usable or raises
+            ``TimeoutError`` (the browser's DevTools answers and its page finished loading); "" for none.
     """
 
     key: str
@@ -65,6 +71,8 @@ class AppSpec:
     file_types: tuple[str, ...] = ()
     save_keys: tuple[str, ...] = ()
     readiness: str = ""
+    launch_hook: str = ""
+    ready_hook: str = ""
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier() or self.key != self.key.lower():
@@ -75,6 +83,10 @@ class AppSpec:
             raise ValueError(f"AppSpec {self.key!r}: a launched app needs a command and a window_class")
         if isinstance(self.tools, str) and not _is_entry_point(self.tools):
             raise ValueError(f"AppSpec.tools of {self.key!r} must be 'package.module:Class', got {self.tools!r}")
+        for name in ("launch_hook", "ready_hook"):
+            hook = getattr(self, name)
+            if hook and not _is_entry_point(hook):
+                raise ValueError(f"AppSpec.{name} of {self.key!r} must be 'package.module:function', got {hook!r}")
         if not self.readiness:
             default = {"libreoffice": "uno", "command": "marker" if self.ready_marker else "window", "none": "none"}
             object.__setattr__(self, "readiness", default[self.launch])

@@ -15,6 +15,7 @@ launch waits for it: keystrokes sent before the shell is ready would be lost.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import shutil
 import threading
@@ -67,6 +68,12 @@ class LaunchedApp:
     def info(self) -> AppInfo:
         """The public description of this app."""
         return AppInfo(app=self.app, pid=self.proc.pid, alive=self.alive, window_id=self.window_id, file=self.file)
+
+
+def _hook(entry_point: str) -> Callable[..., Any]:
+    """An app's launch or readiness hook, ``"package.module:function"`` (see ``AppSpec.launch_hook``)."""
+    module_name, _, name = entry_point.partition(":")
+    return getattr(importlib.import_module(module_name), name)
 
 
 def _touch_model(connection: Any) -> None:
@@ -190,7 +197,10 @@ class AppLauncher:
             launched = self._start_shell_app(spec, self._new_launch_dir(app))
         else:
             launch_dir = self._new_launch_dir(app)
-            argv = [*spec.command, *([str(source)] if source is not None else [])]
+            if spec.launch_hook:
+                argv = list(_hook(spec.launch_hook)(self._home, launch_dir, str(source) if source else None))
+            else:
+                argv = [*spec.command, *([str(source)] if source is not None else [])]
             proc = spawn(argv, self._env, cwd=self._home, log_path=launch_dir / "app.log")
             launched = LaunchedApp(app=app, proc=proc, launch_dir=launch_dir, file=str(source) if source else None)
         phases.done("start")
@@ -213,6 +223,9 @@ class AppLauncher:
         if "ready_marker" in launched.extra:
             self._wait_for_marker(launched, launched.extra["ready_marker"], deadline)
             phases.done("shell")
+        if spec.ready_hook:
+            _hook(spec.ready_hook)(self._home, launched.launch_dir, deadline)
+            phases.done("app_ready")
         if launched.uno is not None and launched.extra.get("warm"):  # loaded into a running office
             office_launch.finish_layout(
                 launched.uno, timeout=max(0.5, min(office_launch.LAYOUT_TIMEOUT_S, deadline - time.monotonic()))
