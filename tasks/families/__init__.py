@@ -6,6 +6,8 @@ One module per app suite; importing this package registers them all.
 
 from . import (  # noqa: F401  (each registers its suite)
     calc,
+    chrome_pages,
+    chrome_profile,
     impress,
     multi,
     os,

@@ -1,0 +1,255 @@
+"""Chrome families on the browser's own state: bookmarks and the settings OSWorld checks.
+
+Verified on the live browser (``ChromeTools.list_bookmarks`` / ``get_settings`` read what the
+bookmarks and settings pages show)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...apps.chrome.verify import verify_bookmark, verify_no_bookmark, verify_settings
+from ...verifiers import all_of
+from ...verifiers.result import VerifierResult
+from ..base import Policy, TaskContext
+from .chrome_base import (
+    ARTICLES,
+    BOOKMARK_TITLES,
+    DOCS,
+    FOLDER_NAMES,
+    NEWS,
+    SHOP,
+    ChromeTask,
+    api_calls,
+    article_url,
+    chrome_call,
+    other,
+    pick,
+)
+
+BAR = "Bookmarks bar"
+
+
+class BookmarkPage(ChromeTask):
+    """Bookmark one news article under a given name in the bookmarks bar."""
+
+    id = "chrome.bookmark_page"
+    goal = 'In Chromium, bookmark the news article "{article}" ({url}) in the bookmarks bar, named "{title}".'
+    oracles = ("api",)
+    tags = ("chrome", "bookmarks")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        slug, article = pick(rng, ARTICLES)
+        return {"url": article_url(slug), "article": article, "title": pick(rng, BOOKMARK_TITLES)}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        return verify_bookmark(self.state(ctx, "list_bookmarks"), p["url"], p["title"], BAR)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("add_bookmark", url=params["url"], title=params["title"], folder=BAR))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "title": other(rng, BOOKMARK_TITLES, params["title"])}
+
+
+class BookmarkFolder(ChromeTask):
+    """Make a bookmarks-bar folder holding bookmarks of two pages."""
+
+    id = "chrome.bookmark_folder"
+    goal = (
+        'In Chromium, create a folder named "{folder}" in the bookmarks bar and bookmark these two pages in it: '
+        '{first} (named "{first_title}") and {second} (named "{second_title}").'
+    )
+    oracles = ("api",)
+    tags = ("chrome", "bookmarks")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        (a, a_title), (b, b_title) = pick(rng, ARTICLES, 2)
+        return {
+            "folder": pick(rng, FOLDER_NAMES),
+            "first": article_url(a),
+            "first_title": a_title,
+            "second": article_url(b),
+            "second_title": b_title,
+        }
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        marks = self.state(ctx, "list_bookmarks")
+        where = f"{BAR}/{p['folder']}"
+        return all_of(
+            {
+                "first": verify_bookmark(marks, p["first"], p["first_title"], where),
+                "second": verify_bookmark(marks, p["second"], p["second_title"], where),
+            }
+        )
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        where = f"{BAR}/{params['folder']}"
+        return api_calls(
+            chrome_call("create_bookmark_folder", name=params["folder"], parent=BAR),
+            chrome_call("add_bookmark", url=params["first"], title=params["first_title"], folder=where),
+            chrome_call("add_bookmark", url=params["second"], title=params["second_title"], folder=where),
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "folder": other(rng, FOLDER_NAMES, params["folder"])}
+
+
+class RemoveBookmark(ChromeTask):
+    """Delete one of several bookmarks, keeping the others."""
+
+    id = "chrome.remove_bookmark"
+    goal = "In Chromium, delete the bookmark of {url} (and only that one; keep the other bookmarks)."
+    oracles = ("api",)
+    tags = ("chrome", "bookmarks")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        chosen = pick(rng, ARTICLES, 3)
+        marks = [[article_url(slug), title] for slug, title in chosen]
+        return {"bookmarks": marks, "url": marks[int(rng.integers(3))][0]}
+
+    def prepare(self, ctx: TaskContext) -> None:
+        for url, title in ctx.params["bookmarks"]:
+            ctx.client.call_api("ChromeTools", "add_bookmark", json.dumps({"url": url, "title": title}), timeout=40.0)
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        marks = self.state(ctx, "list_bookmarks")
+        checks = {"removed": verify_no_bookmark(marks, ctx.params["url"])}
+        for url, title in ctx.params["bookmarks"]:
+            if url != ctx.params["url"]:
+                checks[f"kept {url}"] = verify_bookmark(marks, url, title, BAR)
+        return all_of(checks)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("remove_bookmark", url=params["url"]))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        others = [url for url, _ in params["bookmarks"] if url != params["url"]]
+        return {**params, "url": pick(rng, others)}
+
+
+class SetHomepage(ChromeTask):
+    """Set the browser's home page."""
+
+    id = "chrome.set_homepage"
+    goal = "Set Chromium's home page (what the Home button opens) to {url}."
+    oracles = ("api",)
+    tags = ("chrome", "settings")
+    PAGES = (NEWS, SHOP, DOCS, f"{SHOP}downloads", f"{DOCS}shortcuts")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"url": pick(rng, self.PAGES)}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        expected = {"homepage": ctx.params["url"], "homepage_is_newtabpage": False}
+        return verify_settings(self.state(ctx, "get_settings"), expected)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("set_homepage", url=params["url"]))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "url": other(rng, self.PAGES, params["url"])}
+
+
+class FontSize(ChromeTask):
+    """Change the default font size of web pages."""
+
+    id = "chrome.font_size"
+    goal = "Make web pages in Chromium use a default font size of {size} pixels (Settings > Appearance > Font size)."
+    oracles = ("api",)
+    tags = ("chrome", "settings", "accessibility")
+    SIZES = (9, 12, 20, 24, 28)
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"size": int(pick(rng, self.SIZES))}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        return verify_settings(self.state(ctx, "get_settings"), {"font_size": ctx.params["size"]})
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("set_font_size", size=params["size"]))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "size": int(other(rng, self.SIZES, params["size"]))}
+
+
+class PrivacySettings(ChromeTask):
+    """Turn "Do Not Track" and third-party cookie blocking on or off, as asked."""
+
+    id = "chrome.privacy_settings"
+    goal = (
+        'In Chromium\'s privacy settings, {dnt_word} sending "Do Not Track" requests and {cookies_word} '
+        "third-party cookies."
+    )
+    oracles = ("api",)
+    tags = ("chrome", "settings", "privacy")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        blocked = bool(rng.integers(2))  # "Do Not Track" is off by default: it is always turned on
+        return {"dnt": True, "blocked": blocked, "dnt_word": "turn on", "cookies_word": "block" if blocked else "allow"}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        expected = {"do_not_track": ctx.params["dnt"], "cookie_controls_mode": 1 if ctx.params["blocked"] else 0}
+        return verify_settings(self.state(ctx, "get_settings"), expected)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(
+            chrome_call("set_do_not_track", enabled=params["dnt"]),
+            chrome_call("set_third_party_cookies", blocked=params["blocked"]),
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "blocked": not params["blocked"]}
+
+
+class DefaultZoom(ChromeTask):
+    """Set the default page zoom."""
+
+    id = "chrome.default_zoom"
+    goal = "Set Chromium's default page zoom to {percent}% (Settings > Appearance > Page zoom)."
+    oracles = ("api",)
+    tags = ("chrome", "settings", "accessibility")
+    ZOOMS = (75, 90, 110, 125, 150, 175)
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"percent": int(pick(rng, self.ZOOMS))}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        return verify_settings(self.state(ctx, "get_settings"), {"default_zoom": ctx.params["percent"]})
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("set_default_zoom", percent=params["percent"]))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "percent": int(other(rng, self.ZOOMS, params["percent"]))}
+
+
+class StartupPages(ChromeTask):
+    """Open a given set of pages when the browser starts."""
+
+    id = "chrome.startup_pages"
+    goal = "Make Chromium open exactly these pages when it starts, in this order: {listed}."
+    oracles = ("api",)
+    tags = ("chrome", "settings")
+    PAGES = (NEWS, SHOP, DOCS, f"{SHOP}downloads", f"{NEWS}tables/population")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        urls = [str(u) for u in pick(rng, self.PAGES, int(rng.integers(1, 4)))]
+        return {"urls": urls, "listed": ", ".join(urls)}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        expected = {"startup_urls": list(ctx.params["urls"]), "restore_on_startup": 4}
+        return verify_settings(self.state(ctx, "get_settings"), expected)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("set_startup_pages", urls=list(params["urls"])))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        urls = list(params["urls"])
+        urls[-1] = other(rng, [u for u in self.PAGES if u not in urls[:-1]], urls[-1])
+        return {**params, "urls": urls}
