@@ -148,17 +148,8 @@ def bench_steps(table, env: DesktopEnv, steps: int) -> None:
     bench_settle_off_steps(table, env, steps)
     environment = dict(os.environ, DISPLAY=display)
     if shutil.which("xdotool"):
-        xdotool = timed(
-            lambda: subprocess.run(["xdotool", "mousemove", "640", "400", "click", "1"], env=environment, check=True),
-            max(10, steps // 10),
-        )
-        ratio = percentile(xdotool, 50) / percentile(ours, 50)
-        row(
-            table,
-            "OSWorld-style: xdotool process per action p50",
-            f"{percentile(xdotool, 50) * 1000:.1f} ms",
-            f"{ratio:.0f}x slower",
-        )
+        argv = ["xdotool", "mousemove", "640", "400", "click", "1"]
+        row_per_action_process(table, "xdotool process", argv, environment, max(10, steps // 10), ours, digits=1)
     python = osworld_python()
     # pyautogui's old python3-xlib insists on an Xauthority file; our Xvfb needs no cookie.
     xauthority = Path(__file__).resolve().parent / "results" / "empty-xauthority"
@@ -166,19 +157,20 @@ def bench_steps(table, env: DesktopEnv, steps: int) -> None:
     environment = dict(environment, XAUTHORITY=str(xauthority))
     code = "import pyautogui; pyautogui.FAILSAFE = False; pyautogui.click(640, 400)"
     try:
-        pyautogui = timed(
-            lambda: subprocess.run([python, "-c", code], env=environment, check=True, capture_output=True),
-            max(5, steps // 20),
-        )
-        ratio = percentile(pyautogui, 50) / percentile(ours, 50)
-        row(
-            table,
-            "OSWorld-style: python+pyautogui per action p50",
-            f"{percentile(pyautogui, 50) * 1000:.0f} ms",
-            f"{ratio:.0f}x slower",
-        )
+        argv = [python, "-c", code]
+        row_per_action_process(table, "python+pyautogui", argv, environment, max(5, steps // 20), ours, digits=0)
     except subprocess.CalledProcessError as error:
         row(table, "OSWorld-style: python+pyautogui per action", "n/a", error.stderr.decode()[-80:].strip())
+
+
+def row_per_action_process(
+    table, name: str, argv: list[str], environment: dict[str, str], repeat: int, ours: list[float], digits: int
+) -> None:
+    """Time ``argv`` run as one process per action (the OSWorld way) and add its p50 next to ``ours``."""
+    times = timed(lambda: subprocess.run(argv, env=environment, check=True, capture_output=True), repeat)
+    ratio = percentile(times, 50) / percentile(ours, 50)
+    p50 = f"{percentile(times, 50) * 1000:.{digits}f} ms"
+    row(table, f"OSWorld-style: {name} per action p50", p50, f"{ratio:.0f}x slower")
 
 
 def bench_settle_off_steps(table, env: DesktopEnv, steps: int) -> None:

@@ -71,14 +71,20 @@ def cmd_cluster_up(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_cluster_status(args: argparse.Namespace) -> int:
-    """Print each server's address, envs, pool and counters."""
+def _attached_cluster(args: argparse.Namespace) -> Any:
+    """The detached cluster at ``--ray-address``; None, the reason printed, when there is none."""
     from .serve.cluster import EnvCluster
 
     try:
-        cluster = EnvCluster.attach(args.ray_address)
+        return EnvCluster.attach(args.ray_address)
     except LookupError as error:
         print(error, file=sys.stderr)
+        return None
+
+
+def cmd_cluster_status(args: argparse.Namespace) -> int:
+    """Print each server's address, envs, pool and counters."""
+    if (cluster := _attached_cluster(args)) is None:
         return 1
     for status in cluster.status():
         keep = ("server_id", "address", "pool", "counters", "steps_per_s")
@@ -90,13 +96,9 @@ def cmd_cluster_dashboard(args: argparse.Namespace) -> int:
     """Serve the web dashboard of every env server of the cluster (the cluster view) until interrupted."""
     import uvicorn
 
-    from .serve.cluster import EnvCluster
     from .web import RemoteServersSource, create_app
 
-    try:
-        cluster = EnvCluster.attach(args.ray_address)
-    except LookupError as error:
-        print(error, file=sys.stderr)
+    if (cluster := _attached_cluster(args)) is None:
         return 1
     addresses = [address for address, _ in cluster.servers]
     app = create_app(source=RemoteServersSource(addresses, cluster.token), token=cluster.token)
@@ -107,12 +109,7 @@ def cmd_cluster_dashboard(args: argparse.Namespace) -> int:
 
 def cmd_cluster_down(args: argparse.Namespace) -> int:
     """Drain and remove the detached env servers."""
-    from .serve.cluster import EnvCluster
-
-    try:
-        cluster = EnvCluster.attach(args.ray_address)
-    except LookupError as error:
-        print(error, file=sys.stderr)
+    if (cluster := _attached_cluster(args)) is None:
         return 1
     count = len(cluster.actors)
     cluster.shutdown()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ActionParseError  # noqa: F401 - re-exported: its home before errors.py
+from ..errors import ActionParseError  # noqa: F401 - re-exported: its home before desktop_gym.errors
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,21 @@ import json
 import os
 import shutil
 import signal
-import socket
 import stat
 import sys
 import time
 from pathlib import Path
 
 if __package__:
-    from ..guest.proc_table import descendant_pids, kill_until_gone, process_stats
+    from ..guest.proc_table import descendant_pids, kill_until_gone, process_stats, remove_if_nobody_listens
 else:  # started as a script by LocalBackend: the stdlib-only table, without the package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guest"))
-    from proc_table import descendant_pids, kill_until_gone, process_stats  # type: ignore[no-redef]
+    from proc_table import (  # type: ignore[no-redef]
+        descendant_pids,
+        kill_until_gone,
+        process_stats,
+        remove_if_nobody_listens,
+    )
 
 __all__ = ["descendant_pids", "kill_until_gone", "process_stats"]  # re-exported for the backends
 
@@ -200,22 +204,7 @@ def remove_x_display_files(display: str | None) -> None:
 
 def remove_stale_office_pipes(folder: Path = Path("/tmp")) -> int:
     """Remove ``OSL_PIPE_*`` sockets nobody listens on (each Calc launch leaves some); returns how many."""
-    removed = 0
-    for path in folder.glob("OSL_PIPE_*"):
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(str(path))
-        except ConnectionRefusedError:
-            try:
-                path.unlink()
-                removed += 1
-            except OSError:
-                pass
-        except OSError:
-            pass
-        finally:
-            probe.close()
-    return removed
+    return sum(remove_if_nobody_listens(path) for path in folder.glob("OSL_PIPE_*"))
 
 
 def _mapped_frames() -> set[str]:

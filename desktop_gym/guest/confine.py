@@ -18,13 +18,12 @@ from __future__ import annotations
 import ctypes
 import os
 import pwd
-import socket
 import stat
 import time
 from pathlib import Path
 
 from . import processes
-from .proc_table import descendant_pids, kill_until_gone, process_stats
+from .proc_table import descendant_pids, kill_until_gone, process_stats, remove_if_nobody_listens
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -107,19 +106,7 @@ def remove_dead_office_pipes(folder: Path = OFFICE_PIPE_FOLDER, min_age: float =
             continue
         if not stat.S_ISSOCK(info.st_mode) or info.st_uid != uid or now - info.st_mtime < min_age:
             continue
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(str(path))
-        except ConnectionRefusedError:
-            try:
-                path.unlink()
-                removed += 1
-            except OSError:
-                pass
-        except OSError:
-            pass
-        finally:
-            probe.close()
+        removed += remove_if_nobody_listens(path)
     return removed
 
 

@@ -1,11 +1,12 @@
-"""The process table read from /proc: every process's stat fields, a process's descendants, and a
-kill loop. Stdlib only: the guest (which imports no host code) and the host's session reaper (run
-as a script) both use it."""
+"""The process table read from /proc: every process's stat fields, a process's descendants, a
+kill loop, and the removal of a socket its dead listener left. Stdlib only: the guest (which
+imports no host code) and the host's session reaper (run as a script) both use it."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,3 +52,22 @@ def kill_until_gone(find_pids: Callable[[], list[int]], timeout: float = 5.0) ->
             return pids
         time.sleep(0.01)
     return []
+
+
+def remove_if_nobody_listens(path: Path) -> bool:
+    """Remove the Unix socket ``path`` if connecting to it is refused (its listener died); returns
+    whether it was removed. A socket that answers, or that cannot be probed or removed, stays."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except ConnectionRefusedError:
+        try:
+            path.unlink()
+        except OSError:
+            return False
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return False

@@ -11,20 +11,11 @@ from gymnasium.utils.env_checker import check_env
 
 from desktop_gym.guest.client import GuestClient
 from desktop_gym.serve.client import RemoteEnv
-from desktop_gym.serve.server import EnvServer
 from desktop_gym.tasks import get_task, null_policy
 
 pytestmark = pytest.mark.slow
 
 TASK = "starter.terminal_write_file"
-
-
-@pytest.fixture(scope="module")
-def server():
-    env_server = EnvServer(backend="local", max_envs=1, warm=1, lease_ttl=60).start()
-    env_server.pool.wait_ready(1, timeout=60)
-    yield env_server
-    env_server.drain(grace=10)
 
 
 def run_episode(env: RemoteEnv, policy_for, seed: int):
@@ -36,8 +27,8 @@ def run_episode(env: RemoteEnv, policy_for, seed: int):
             return reward, terminated, info
 
 
-def test_remote_env_on_a_real_desktop_passes_check_env_and_proves_the_task(server):
-    env = RemoteEnv(TASK, server.address, server.token, screenshot_format="jpeg")
+def test_remote_env_on_a_real_desktop_passes_check_env_and_proves_the_task(real_desktop_server):
+    env = RemoteEnv(TASK, real_desktop_server.address, real_desktop_server.token, screenshot_format="jpeg")
     try:
         check_env(env, skip_render_check=True)
         observation, _ = env.reset(seed=0)
@@ -50,11 +41,13 @@ def test_remote_env_on_a_real_desktop_passes_check_env_and_proves_the_task(serve
         env.close()
 
 
-def test_killed_display_and_app_truncate_the_episode_and_the_next_reset_recovers(server):
-    env = RemoteEnv(TASK, server.address, server.token, observation=["screenshot", "last_action_error"])
+def test_killed_display_and_app_truncate_the_episode_and_the_next_reset_recovers(real_desktop_server):
+    env = RemoteEnv(
+        TASK, real_desktop_server.address, real_desktop_server.token, observation=["screenshot", "last_action_error"]
+    )
     try:
         env.reset(seed=0)
-        (session,) = [server.session(summary["env_id"]) for summary in server.list_envs()]
+        (session,) = [real_desktop_server.session(summary["env_id"]) for summary in real_desktop_server.list_envs()]
         handle = session.backend.start()
         with GuestClient(handle.address, token=handle.token) as guest:
             app_pids = [app.pid for app in guest.apps()]
@@ -64,25 +57,35 @@ def test_killed_display_and_app_truncate_the_episode_and_the_next_reset_recovers
         observation, _, terminated, truncated, info = env.step("wait(seconds=0)")
         assert truncated and not terminated and info["crash"]
         assert not np.asarray(observation["screenshot"]).any()
-        assert server.list_envs()[0]["state"] == "crashed"
+        assert real_desktop_server.list_envs()[0]["state"] == "crashed"
         observation, _ = env.reset(seed=1)
         assert observation["screenshot"].any()
-        assert server.list_envs()[0]["state"] == "idle"
-        counters = server.status()["counters"]
+        assert real_desktop_server.list_envs()[0]["state"] == "idle"
+        counters = real_desktop_server.status()["counters"]
         assert counters["crashes"] >= 1 and counters["recoveries"] >= 1
     finally:
         env.close()
 
 
-def test_a_closed_envs_desktop_comes_back_with_an_empty_home(server, wait_until):
-    first = RemoteEnv(TASK, server.address, server.token, observation=["last_action_result", "last_action_error"])
+def test_a_closed_envs_desktop_comes_back_with_an_empty_home(real_desktop_server, wait_until):
+    first = RemoteEnv(
+        TASK,
+        real_desktop_server.address,
+        real_desktop_server.token,
+        observation=["last_action_result", "last_action_error"],
+    )
     first.reset(seed=0)
     first.step("OSTools.write_text_file(path='~/left_behind.txt', text='secret')")
     observation, *_ = first.step("OSTools.list_folder(path='~')")
     assert "left_behind.txt" in observation["last_action_result"], observation
     first.close()
-    wait_until(lambda: server.pool.counts()["ready"] == 1, timeout=60, what="the desktop back in the pool")
-    second = RemoteEnv(TASK, server.address, server.token, observation=["last_action_result", "last_action_error"])
+    wait_until(lambda: real_desktop_server.pool.counts()["ready"] == 1, timeout=60, what="the desktop back in the pool")
+    second = RemoteEnv(
+        TASK,
+        real_desktop_server.address,
+        real_desktop_server.token,
+        observation=["last_action_result", "last_action_error"],
+    )
     try:
         second.reset(seed=0)
         observation, *_ = second.step("OSTools.path_exists(path='~/left_behind.txt')")

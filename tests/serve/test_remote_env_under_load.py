@@ -10,7 +10,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from desktop_gym.serve.client import RemoteEnv
-from desktop_gym.serve.server import EnvServer
 from desktop_gym.testing import cpu_load
 
 pytestmark = pytest.mark.slow
@@ -18,17 +17,14 @@ pytestmark = pytest.mark.slow
 TASK = "starter.calc_fill_totals"
 
 
-@pytest.fixture(scope="module")
-def server():
-    env_server = EnvServer(backend="local", max_envs=1, warm=1, lease_ttl=120).start()
-    env_server.pool.wait_ready(1, timeout=90)
-    yield env_server
-    env_server.drain(grace=10)
-
-
 @pytest.mark.timeout(300)
-def test_remote_env_passes_check_env_under_load(server):
-    env = RemoteEnv(TASK, server.address, server.token, observation=["screenshot", "a11y_tree", "app_info"])
+def test_remote_env_passes_check_env_under_load(real_desktop_server):
+    env = RemoteEnv(
+        TASK,
+        real_desktop_server.address,
+        real_desktop_server.token,
+        observation=["screenshot", "a11y_tree", "app_info"],
+    )
     try:
         env.reset(seed=0)  # the office's first start on this desktop; check_env's resets follow it
         with cpu_load(seconds=240):
