@@ -83,6 +83,7 @@ INTERNAL_EXCEPTIONS = {
     "tasks/limits.py": {"_HugeIntError"},
     "tasks/osworld_evaluators.py": {"Unsupported", "MissingAsset"},  # reasons an OSWorld task is skipped
     "verifiers/result.py": {"CheckFailed"},  # a failed check, turned into a VerifierResult
+    "desktop_gym/apps/chrome/sites/server.py": {"_Reject"},  # a refused request, answered by the site server
     "api_generators/sandbox_runner.py": {"TestTimedOut", "SandboxViolation"},  # inside the sandbox process
 }
 

@@ -62,3 +62,7 @@ class ApiCallError(DesktopGymError, RuntimeError, code="api_refused"):
 
 class AppPluginError(DesktopGymError, RuntimeError, code="app_plugin"):
     """An entry point of ``desktop_gym.apps`` does not name an ``AppSpec`` (the message names it)."""
+
+
+class DevToolsError(DesktopGymError, RuntimeError, code="devtools"):
+    """The browser's DevTools endpoint is unreachable, timed out, or answered a command with an error."""

@@ -20,14 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ...errors import DevToolsError
+
 #: The biggest message accepted from the browser (a page's text, a screenshot is never asked for).
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 #: Events kept while waiting for a command's answer (older ones are dropped).
 MAX_PENDING_EVENTS = 1000
-
-
-class DevToolsError(RuntimeError):
-    """The browser is unreachable, timed out, or answered a command with an error."""
 
 
 def active_port(profile: Path) -> tuple[int, str]:
