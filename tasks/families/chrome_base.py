@@ -90,8 +90,8 @@ class ChromeTask(Task):
         launched = ctx.client.launch_app("chrome", timeout=60.0)
         if not launched.alive:
             raise TaskSetupError("Chromium exited right after it started")
-        self.prepare(ctx)
         ctx.client.call_api("ChromeTools", "navigate", json.dumps({"url": self.start_url(ctx.params)}), timeout=40.0)
+        self.prepare(ctx)
 
     @staticmethod
     def state(ctx: TaskContext, method: str, **arguments: Any) -> Any:

@@ -300,3 +300,53 @@ class CountSearchResults(ChromeTask):
         counts = {q: self.count(q) for q in self.QUERIES}
         query = pick(rng, [q for q in self.QUERIES if counts[q] != counts[params["query"]]])
         return {**params, "query": query}
+
+
+class CloseShopTabs(ChromeTask):
+    """Close every tab of one site, keeping the others."""
+
+    id = "chrome.close_shop_tabs"
+    goal = "In Chromium, close every tab that shows a page of the shop (shop.gym.test); keep all the other tabs open."
+    oracles = ("api",)
+    tags = ("chrome", "tabs")
+    SHOP_PAGES = (SHOP, f"{SHOP}downloads", f"{SHOP}contact", f"{SHOP}login", f"{SHOP}search?q=laptop")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        shop = [str(u) for u in pick(rng, self.SHOP_PAGES, int(rng.integers(1, 4)))]
+        news = [article_url(slug) for slug, _ in pick(rng, ARTICLES, int(rng.integers(1, 3)))]
+        order = rng.permutation(len(shop) + len(news))
+        tabs = [(shop + news)[int(i)] for i in order]
+        return {"tabs": tabs, "keep": news}
+
+    def start_url(self, params: Mapping[str, Any]) -> str:
+        return params["tabs"][0]
+
+    def prepare(self, ctx: TaskContext) -> None:
+        for url in ctx.params["tabs"][1:]:
+            ctx.client.call_api("ChromeTools", "open_tab", json.dumps({"url": url}), timeout=40.0)
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        tabs = self.state(ctx, "list_tabs")
+        left = [t["url"] for t in tabs if t["url"].startswith(SHOP)]
+        if left:
+            return VerifierResult.failed(f"{len(left)} shop tabs are still open", open=left)
+        return verify_tab_urls(tabs, ctx.params["keep"])
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # Tabs in order: the start page first, then the ones opened; close from the right so indexes hold.
+        closes = [
+            chrome_call("close_tab", index=i)
+            for i in reversed(range(len(params["tabs"])))
+            if params["tabs"][i].startswith(SHOP)
+        ]
+        if len(closes) == len(params["tabs"]):  # never happens (a news tab is always kept); no last-tab close
+            closes = closes[:-1]
+        return api_calls(*closes)
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # The oracle closes one news tab too.
+        tabs = list(params["tabs"])
+        keep = list(params["keep"])
+        victim = keep.pop(int(rng.integers(len(keep))))
+        tabs[tabs.index(victim)] = SHOP
+        return {**params, "tabs": tabs}

@@ -14,7 +14,7 @@ import numpy as np
 from ...apps.chrome.verify import verify_bookmark, verify_no_bookmark, verify_settings
 from ...verifiers import all_of
 from ...verifiers.result import VerifierResult
-from ..base import Policy, TaskContext
+from ..base import Policy, ScriptedPolicy, TaskContext
 from .chrome_base import (
     ARTICLES,
     BOOKMARK_TITLES,
@@ -31,6 +31,7 @@ from .chrome_base import (
 )
 
 BAR = "Bookmarks bar"
+OTHER = "Other bookmarks"
 
 
 class BookmarkPage(ChromeTask):
@@ -253,3 +254,136 @@ class StartupPages(ChromeTask):
         urls = list(params["urls"])
         urls[-1] = other(rng, [u for u in self.PAGES if u not in urls[:-1]], urls[-1])
         return {**params, "urls": urls}
+
+
+class BookmarkOtherFolder(ChromeTask):
+    """Bookmark a page under "Other bookmarks" (not the bar)."""
+
+    id = "chrome.bookmark_other_folder"
+    goal = 'In Chromium, bookmark {url} in the "Other bookmarks" folder (not the bookmarks bar), named "{title}".'
+    oracles = ("api",)
+    tags = ("chrome", "bookmarks")
+    PAGES = (SHOP, DOCS, f"{SHOP}downloads", f"{SHOP}contact", f"{NEWS}tables/population")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"url": pick(rng, self.PAGES), "title": pick(rng, BOOKMARK_TITLES)}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        return verify_bookmark(self.state(ctx, "list_bookmarks"), p["url"], p["title"], OTHER)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("add_bookmark", url=params["url"], title=params["title"], folder=OTHER))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "url": other(rng, self.PAGES, params["url"])}
+
+
+class BookmarkCurrentPage(ChromeTask):
+    """Bookmark the page that is open, under its own title."""
+
+    id = "chrome.bookmark_current_page"
+    goal = 'In Chromium, bookmark the page that is open now in "Other bookmarks", keeping the page\'s own title.'
+    oracles = ("api", "gui")
+    tags = ("chrome", "bookmarks")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        slug, headline = pick(rng, ARTICLES)
+        return {"url": article_url(slug), "title": f"{headline} - Gym News"}
+
+    def start_url(self, params: Mapping[str, Any]) -> str:
+        return params["url"]
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        p = ctx.params
+        return verify_bookmark(self.state(ctx, "list_bookmarks"), p["url"], p["title"], OTHER)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("add_bookmark", url=params["url"], title=params["title"], folder=OTHER))
+
+    def gui_oracle(self, params: Mapping[str, Any]) -> Policy:
+        # ctrl+d bookmarks the page under its title into Other bookmarks (a new profile's default folder).
+        return ScriptedPolicy(
+            ["hotkey(keys=['ctrl', 'd'])", "wait(seconds=1)", "press(key='enter')", "exit(success=True)"]
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        others = [(article_url(slug), f"{headline} - Gym News") for slug, headline in ARTICLES]
+        url, title = other(rng, others, (params["url"], params["title"]))
+        return {**params, "url": url, "title": title}
+
+
+class MinimumFontSize(ChromeTask):
+    """Set the smallest font size pages may use."""
+
+    id = "chrome.minimum_font_size"
+    goal = "For readability, make Chromium never show web page text smaller than {size} pixels (the minimum font size)."
+    oracles = ("api",)
+    tags = ("chrome", "settings", "accessibility")
+    SIZES = (6, 8, 10, 12, 14, 16, 18)
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"size": int(pick(rng, self.SIZES))}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        return verify_settings(self.state(ctx, "get_settings"), {"minimum_font_size": ctx.params["size"]})
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("set_minimum_font_size", size=params["size"]))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "size": int(other(rng, self.SIZES, params["size"]))}
+
+
+class BarAndSuggestions(ChromeTask):
+    """Show the bookmarks bar and switch address-bar suggestions as asked."""
+
+    id = "chrome.bookmarks_bar_and_suggestions"
+    goal = (
+        "In Chromium, show the bookmarks bar on every tab, and {suggest_word} search and URL suggestions in the "
+        "address bar."
+    )
+    oracles = ("api",)
+    tags = ("chrome", "settings")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        suggest = bool(rng.integers(2))
+        return {"bar": True, "suggest": suggest, "suggest_word": "keep" if suggest else "turn off"}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        expected = {"bookmark_bar": ctx.params["bar"], "search_suggestions": ctx.params["suggest"]}
+        return verify_settings(self.state(ctx, "get_settings"), expected)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(
+            chrome_call("show_bookmarks_bar", visible=params["bar"]),
+            chrome_call("set_search_suggestions", enabled=params["suggest"]),
+        )
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "suggest": not params["suggest"]}
+
+
+class StartupContinue(ChromeTask):
+    """Make the browser reopen the last session's pages when it starts."""
+
+    id = "chrome.startup_continue"
+    goal = 'Set Chromium to "Continue where you left off" when it starts ({page} is open now; it should come back).'
+    oracles = ("api",)
+    tags = ("chrome", "settings")
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"page": pick(rng, (NEWS, SHOP, DOCS)), "mode": "continue"}
+
+    def start_url(self, params: Mapping[str, Any]) -> str:
+        return params["page"]
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        expected = {"restore_on_startup": {"continue": 1, "pages": 4, "new_tab": 5}[ctx.params["mode"]]}
+        return verify_settings(self.state(ctx, "get_settings"), expected)
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call("set_startup_behavior", behavior=params["mode"]))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "mode": pick(rng, ("pages", "new_tab"))}

@@ -10,6 +10,8 @@ not running or does not answer is an :class:`ApiCallError`; both reach the agent
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
 
 from ...polling import poll_until
@@ -19,6 +21,9 @@ from .devtools import DevToolsError
 from .tools_common import MAX_RESULTS, ApiArgumentError, ApiCallError
 from .tools_pages import PageTools
 
+#: Seconds a download may take.
+DOWNLOAD_TIMEOUT_S = 60.0
+#: The settings ``get_settings`` reports: name -> Chromium preference.
 SETTINGS = {
     "homepage": "homepage",
     "homepage_is_newtabpage": "homepage_is_newtabpage",
@@ -128,8 +133,9 @@ class ChromeTools(PageTools):
             url: The file's address (``http://shop.gym.test/files/orders.csv``).
         """
         address = self._url(url)
-        folder = self._download_folder()
         with self._browser(timeout=30.0) as browser:
+            folder = self._current_download_folder(browser)
+            folder.mkdir(parents=True, exist_ok=True)
             browser.devtools.send(
                 "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder), "eventsEnabled": True}
             )
@@ -138,7 +144,8 @@ class ChromeTools(PageTools):
             if result.get("errorText") and "ABORTED" not in result["errorText"]:
                 raise ApiArgumentError(f"cannot download {address}: {result['errorText']}")
             begun = browser.devtools.wait_event("Browser.downloadWillBegin", timeout=15.0)["params"]
-            while True:
+            deadline = time.monotonic() + DOWNLOAD_TIMEOUT_S
+            while time.monotonic() < deadline:
                 progress = browser.devtools.wait_event("Browser.downloadProgress", timeout=30.0)["params"]
                 if progress.get("guid") != begun["guid"]:
                     continue
@@ -146,10 +153,22 @@ class ChromeTools(PageTools):
                     return self.shown_path(folder / begun["suggestedFilename"])
                 if progress["state"] == "canceled":
                     raise ApiCallError(f"the download of {address} was canceled")
+            raise ApiCallError(f"the download of {address} did not finish within {DOWNLOAD_TIMEOUT_S:.0f}s")
+
+    def _current_download_folder(self, browser: Browser) -> Path:
+        """The download folder the settings name (``~/Downloads`` when unset or outside the home)."""
+        prefs = browser.on_webui(
+            "chrome://settings", _SETTINGS_READY, webui_scripts.GET_PREFS, {"folder": SETTINGS["download_directory"]}
+        )
+        try:
+            return self._home_path(str(prefs.get("folder") or self._download_folder()))
+        except ApiArgumentError:
+            return self._download_folder()
 
     def list_downloads(self) -> list[dict[str, Any]]:
         """The files in the download folder: name, size in bytes, and whether it is complete."""
-        folder = self._download_folder()
+        with self._browser() as browser:
+            folder = self._current_download_folder(browser)
         if not folder.is_dir():
             return []
         out = []
@@ -194,6 +213,19 @@ class ChromeTools(PageTools):
             {"homepage_is_newtabpage": False, "homepage": address, "browser.show_home_button": bool(show_home_button)}
         )
         return address
+
+    def set_startup_behavior(self, behavior: str) -> str:
+        """Choose what the browser opens when it starts (Settings > On startup).
+
+        Args:
+            behavior: "new_tab" (the New Tab page), "continue" (where you left off) or "pages" (the pages
+                set with ``set_startup_pages``).
+        """
+        modes = {"new_tab": 5, "continue": 1, "pages": 4}
+        if behavior not in modes:
+            raise ApiArgumentError(f"behavior must be one of {', '.join(modes)}, got {behavior!r}")
+        self._set_pref("session.restore_on_startup", modes[behavior])
+        return behavior
 
     def set_startup_pages(self, urls: list[str]) -> list[str]:
         """Open these pages when the browser starts ("Open a specific set of pages").
@@ -249,16 +281,34 @@ class ChromeTools(PageTools):
             browser.on_webui("chrome://settings", _SETTINGS_READY, script, int(percent) / 100)
         return int(percent)
 
-    def set_download_folder(self, path: str) -> str:
-        """Save downloads into this folder of the home from now on.
+    def set_minimum_font_size(self, size: int) -> int:
+        """Set the smallest font size web pages may use, in pixels (0 to 24; 0 means no minimum).
 
         Args:
-            path: A folder under the home (``~/Documents/downloads``); created if missing.
+            size: The minimum size (Settings > Appearance > Customize fonts > Minimum font size).
         """
-        folder = self._home_path(path)
-        folder.mkdir(parents=True, exist_ok=True)
-        self._set_pref("download.default_directory", str(folder))
-        return self.shown_path(folder)
+        if not 0 <= int(size) <= 24:
+            raise ApiArgumentError("the minimum font size must be 0 to 24 pixels")
+        self._set_pref("webkit.webprefs.minimum_font_size", int(size))
+        return int(size)
+
+    def show_bookmarks_bar(self, visible: bool) -> bool:
+        """Show or hide the bookmarks bar below the address bar.
+
+        Args:
+            visible: True to show it on every tab.
+        """
+        self._set_pref("bookmark_bar.show_on_all_tabs", bool(visible))
+        return bool(visible)
+
+    def set_search_suggestions(self, enabled: bool) -> bool:
+        """Turn "Autocomplete searches and URLs" (search suggestions in the address bar) on or off.
+
+        Args:
+            enabled: True to show suggestions.
+        """
+        self._set_pref("search.suggest_enabled", bool(enabled))
+        return bool(enabled)
 
     def _search_engines(self, browser: Browser, action: str = "list", index: int = -1) -> dict[str, Any]:
         engines = browser.on_webui(
