@@ -19,8 +19,6 @@ APT_PACKAGES=(
   podman runc catatonit debootstrap
   # the qemu backend: the VM, qcow2 tools, and mkfs.ext4 -d for the guest disk build
   qemu-system-x86 qemu-utils e2fsprogs
-  # the web UI's browser tests: headless Chromium (driven by Playwright through executable_path)
-  chromium
 )
 
 if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi

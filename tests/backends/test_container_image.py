@@ -18,7 +18,6 @@ HOST_ONLY = {
     "libgirepository1.0-dev", "libcairo2-dev", "pkg-config", "python3-dev", "gcc",
     "podman", "runc", "catatonit", "debootstrap",  # the container backend
     "qemu-system-x86", "qemu-utils", "e2fsprogs",  # the QEMU backend
-    "chromium",  # the web UI's browser tests run on the host
 }  # fmt: skip
 
 

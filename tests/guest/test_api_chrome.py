@@ -166,6 +166,15 @@ def test_settings_change_and_read_back(tab):
     assert settings["restore_on_startup"] == 4
     with pytest.raises(GuestError, match="9 to 72"):
         chrome(tab, "set_font_size", size=500)
+    chrome(tab, "set_minimum_font_size", size=12)
+    chrome(tab, "show_bookmarks_bar", visible=True)
+    chrome(tab, "set_search_suggestions", enabled=False)
+    chrome(tab, "set_startup_behavior", behavior="continue")
+    settings = chrome(tab, "get_settings")
+    assert (settings["minimum_font_size"], settings["bookmark_bar"]) == (12, True)
+    assert (settings["search_suggestions"], settings["restore_on_startup"]) == (False, 1)
+    with pytest.raises(GuestError, match="behavior must be one of"):
+        chrome(tab, "set_startup_behavior", behavior="sometimes")
 
 
 def test_default_search_engine(tab):
