@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -134,49 +134,77 @@ class RemoveBookmark(ChromeTask):
         return {**params, "url": pick(rng, others)}
 
 
-class SetHomepage(ChromeTask):
+class OneSettingTask(ChromeTask):
+    """Set one setting to a value drawn from ``choices``: verified on the live settings, done with one
+    ``ChromeTools`` call, perturbed by another value of ``choices``."""
+
+    setting: ClassVar[str]
+    """The name ``get_settings`` reports it under."""
+    method: ClassVar[str]
+    """The ``ChromeTools`` setter and its argument."""
+    argument: ClassVar[str]
+    choices: ClassVar[tuple[Any, ...]]
+    oracles = ("api",)
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"value": pick(rng, self.choices)}
+
+    def expected(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        return {self.setting: params["value"]}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        return verify_settings(self.state(ctx, "get_settings"), self.expected(ctx.params))
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(chrome_call(self.method, **{self.argument: params["value"]}))
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "value": other(rng, self.choices, params["value"])}
+
+
+class SetHomepage(OneSettingTask):
     """Set the browser's home page."""
 
     id = "chrome.set_homepage"
-    goal = "Set Chromium's home page (what the Home button opens) to {url}."
-    oracles = ("api",)
+    goal = "Set Chromium's home page (what the Home button opens) to {value}."
     tags = ("chrome", "settings")
-    PAGES = (NEWS, SHOP, DOCS, f"{SHOP}downloads", f"{DOCS}shortcuts")
+    setting, method, argument = "homepage", "set_homepage", "url"
+    choices = (NEWS, SHOP, DOCS, f"{SHOP}downloads", f"{DOCS}keyboard-shortcuts")
 
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        return {"url": pick(rng, self.PAGES)}
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        expected = {"homepage": ctx.params["url"], "homepage_is_newtabpage": False}
-        return verify_settings(self.state(ctx, "get_settings"), expected)
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(chrome_call("set_homepage", url=params["url"]))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "url": other(rng, self.PAGES, params["url"])}
+    def expected(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        return {"homepage": params["value"], "homepage_is_newtabpage": False}
 
 
-class FontSize(ChromeTask):
+class FontSize(OneSettingTask):
     """Change the default font size of web pages."""
 
     id = "chrome.font_size"
-    goal = "Make web pages in Chromium use a default font size of {size} pixels (Settings > Appearance > Font size)."
-    oracles = ("api",)
+    goal = "Make web pages in Chromium use a default font size of {value} pixels (Settings > Appearance > Font size)."
     tags = ("chrome", "settings", "accessibility")
-    SIZES = (9, 12, 20, 24, 28)
+    setting, method, argument = "font_size", "set_font_size", "size"
+    choices = (9, 12, 20, 24, 28)
 
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        return {"size": int(pick(rng, self.SIZES))}
 
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_settings(self.state(ctx, "get_settings"), {"font_size": ctx.params["size"]})
+class DefaultZoom(OneSettingTask):
+    """Set the default page zoom."""
 
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(chrome_call("set_font_size", size=params["size"]))
+    id = "chrome.default_zoom"
+    goal = "Set Chromium's default page zoom to {value}% (Settings > Appearance > Page zoom)."
+    tags = ("chrome", "settings", "accessibility")
+    setting, method, argument = "default_zoom", "set_default_zoom", "percent"
+    choices = (75, 90, 110, 125, 150, 175)
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "size": int(other(rng, self.SIZES, params["size"]))}
+
+class MinimumFontSize(OneSettingTask):
+    """Set the smallest font size pages may use."""
+
+    id = "chrome.minimum_font_size"
+    goal = (
+        "For readability, make Chromium never show web page text smaller than {value} pixels (the minimum font size)."
+    )
+    tags = ("chrome", "settings", "accessibility")
+    setting, method, argument = "minimum_font_size", "set_minimum_font_size", "size"
+    choices = (6, 8, 10, 12, 14, 16, 18)
 
 
 class PrivacySettings(ChromeTask):
@@ -206,28 +234,6 @@ class PrivacySettings(ChromeTask):
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "blocked": not params["blocked"]}
-
-
-class DefaultZoom(ChromeTask):
-    """Set the default page zoom."""
-
-    id = "chrome.default_zoom"
-    goal = "Set Chromium's default page zoom to {percent}% (Settings > Appearance > Page zoom)."
-    oracles = ("api",)
-    tags = ("chrome", "settings", "accessibility")
-    ZOOMS = (75, 90, 110, 125, 150, 175)
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        return {"percent": int(pick(rng, self.ZOOMS))}
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_settings(self.state(ctx, "get_settings"), {"default_zoom": ctx.params["percent"]})
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(chrome_call("set_default_zoom", percent=params["percent"]))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "percent": int(other(rng, self.ZOOMS, params["percent"]))}
 
 
 class StartupPages(ChromeTask):
@@ -311,28 +317,6 @@ class BookmarkCurrentPage(ChromeTask):
         others = [(article_url(slug), f"{headline} - Gym News") for slug, headline in ARTICLES]
         url, title = other(rng, others, (params["url"], params["title"]))
         return {**params, "url": url, "title": title}
-
-
-class MinimumFontSize(ChromeTask):
-    """Set the smallest font size pages may use."""
-
-    id = "chrome.minimum_font_size"
-    goal = "For readability, make Chromium never show web page text smaller than {size} pixels (the minimum font size)."
-    oracles = ("api",)
-    tags = ("chrome", "settings", "accessibility")
-    SIZES = (6, 8, 10, 12, 14, 16, 18)
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        return {"size": int(pick(rng, self.SIZES))}
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_settings(self.state(ctx, "get_settings"), {"minimum_font_size": ctx.params["size"]})
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(chrome_call("set_minimum_font_size", size=params["size"]))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "size": int(other(rng, self.SIZES, params["size"]))}
 
 
 class BarAndSuggestions(ChromeTask):
