@@ -167,6 +167,7 @@ class SetHomepage(OneSettingTask):
 
     id = "chrome.set_homepage"
     goal = "Set Chromium's home page (what the Home button opens) to {value}."
+    oracles = ("api",)
     tags = ("chrome", "settings")
     setting, method, argument = "homepage", "set_homepage", "url"
     choices = (NEWS, SHOP, DOCS, f"{SHOP}downloads", f"{DOCS}keyboard-shortcuts")
@@ -180,6 +181,7 @@ class FontSize(OneSettingTask):
 
     id = "chrome.font_size"
     goal = "Make web pages in Chromium use a default font size of {value} pixels (Settings > Appearance > Font size)."
+    oracles = ("api",)
     tags = ("chrome", "settings", "accessibility")
     setting, method, argument = "font_size", "set_font_size", "size"
     choices = (9, 12, 20, 24, 28)
@@ -190,6 +192,7 @@ class DefaultZoom(OneSettingTask):
 
     id = "chrome.default_zoom"
     goal = "Set Chromium's default page zoom to {value}% (Settings > Appearance > Page zoom)."
+    oracles = ("api",)
     tags = ("chrome", "settings", "accessibility")
     setting, method, argument = "default_zoom", "set_default_zoom", "percent"
     choices = (75, 90, 110, 125, 150, 175)
@@ -202,6 +205,7 @@ class MinimumFontSize(OneSettingTask):
     goal = (
         "For readability, make Chromium never show web page text smaller than {value} pixels (the minimum font size)."
     )
+    oracles = ("api",)
     tags = ("chrome", "settings", "accessibility")
     setting, method, argument = "minimum_font_size", "set_minimum_font_size", "size"
     choices = (6, 8, 10, 12, 14, 16, 18)
