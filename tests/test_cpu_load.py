@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -60,3 +62,25 @@ def test_a_busy_process_stops_on_its_own_at_its_time_cap() -> None:
 def test_counts_and_durations_out_of_range_are_refused(processes, seconds, message) -> None:
     with pytest.raises(ValueError, match=message), cpu_load(processes=processes, seconds=seconds):
         pass
+
+
+def test_a_process_in_a_session_of_its_own_gets_its_share_of_the_load() -> None:
+    """A desktop's processes run in sessions of their own; the load must reach them too.
+
+    With the kernel's autogroup scheduling (on in Debian), CPU time is shared between sessions
+    first: busy processes in the test's session took one core between them and left a desktop in
+    another session a whole core (a Calc reset took 2.2 s with or without 20 of them). Each busy
+    process now runs in its own session, as another desktop would.
+    """
+    spin = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end:\n    pass\n"
+    probe = subprocess.Popen([sys.executable, "-S", "-c", spin], start_new_session=True)
+    try:
+        with cpu_load(processes=8, seconds=60):
+            start_cpu, start_wall = cpu_seconds(probe.pid), time.monotonic()
+            time.sleep(2.0)  # the span over which the probe's CPU share is measured
+            share = (cpu_seconds(probe.pid) - start_cpu) / (time.monotonic() - start_wall)
+    finally:
+        probe.kill()
+        probe.wait()
+    # 8 busy sessions and the probe's on 2 cores: ~0.22 of a core; sharing one session they left it ~1.
+    assert share < 0.6, f"the probe in its own session still got {share:.2f} of a core under load"
