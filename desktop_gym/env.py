@@ -7,6 +7,7 @@ through the guest agent, so the env does not care which backend started the desk
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Sequence
@@ -39,8 +40,10 @@ DEFAULT_OBSERVATION = (
     "last_action_result",
     "last_action_error",
 )
+log = logging.getLogger(__name__)
 OFFICE_APPS = document_apps()  # apps whose documents the agent saves (AppSpec.saves_documents)
 SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
+MAX_A11Y_TIMEOUT_S = 60.0  # the longest accessibility-tree read an env may be configured to wait for
 
 
 class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
@@ -62,6 +65,9 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         app_info_max_chars: the longest ``app_info`` text (the focused app's API summary).
         max_steps: the step budget; the task's own budget when None.
         a11y_max_nodes: cap on accessibility-tree nodes in the observation.
+        a11y_timeout: seconds the accessibility-tree read may take. A Calc tree takes ~0.3 s on a
+            quiet machine and 1-5 s on a loaded one (16 busy processes on 2 cores); a read cut by
+            this cap ends with ``... truncated (timeout after N s)``.
         settle_timeout: after acting, wait at most this long for the screen to stop changing
             (0 disables; the observation is then taken right after the input is delivered).
         render_mode: ``"rgb_array"`` or None.
@@ -86,6 +92,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         action_set: ActionSet | None = None,
         max_steps: int | None = None,
         a11y_max_nodes: int = 300,
+        a11y_timeout: float = 15.0,
         action_mode: str = "hybrid",
         api_scope: str = "focused",
         app_info_max_chars: int = 3000,
@@ -124,6 +131,9 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._observed_focus: AppFocus | None = None  # the focus at the last observation
         self.max_steps = max_steps
         self.a11y_max_nodes = a11y_max_nodes
+        if not 0 < a11y_timeout <= MAX_A11Y_TIMEOUT_S:
+            raise ValueError(f"a11y_timeout must be in (0, {MAX_A11Y_TIMEOUT_S:g}] seconds, got {a11y_timeout}")
+        self.a11y_timeout = float(a11y_timeout)
         self.settle_timeout = settle_timeout
         self.render_mode = render_mode
         width, height = self.backend.screen_size
@@ -423,13 +433,15 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         cost = self._observation_cost
         tree_request = None
         if "a11y_tree" in parts and not crashed:  # the slowest part: read while the others are
-            read_tree = lambda: self._safe(lambda: self._client.a11y_tree(True, self.a11y_max_nodes))  # noqa: E731
+            read_tree = lambda: self._safe(  # noqa: E731
+                lambda: self._client.a11y_tree(True, self.a11y_max_nodes, self.a11y_timeout), "a11y_tree"
+            )
             tree_request = self._prefetcher.submit(cost.timed("a11y_tree", read_tree))
         if "instruction" in parts:
             observation["instruction"] = self._instruction
         if "screenshot" in parts:
             with cost.part("screenshot"):
-                shot = None if crashed else self._safe(self._client.screenshot)
+                shot = None if crashed else self._safe(self._client.screenshot, "screenshot")
             if shot is None:
                 width, height = self.backend.screen_size
                 shot = np.zeros((height, width, 3), dtype=np.uint8)
@@ -442,10 +454,10 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             focus = self._observe_apis(observation, crashed)
         if "focused_app" in parts:  # the app key ("calc"); the window's class is its own part
             if focus is None and not crashed:
-                focus = self._safe(self._client.focused_app)
+                focus = self._safe(self._client.focused_app, "focused_app")
             observation["focused_app"] = focus.app if focus is not None else ""
         if "focused_window_class" in parts:
-            window = None if crashed else self._safe(self._client.focused_window)
+            window = None if crashed else self._safe(self._client.focused_window, "focused_window")
             observation["focused_window_class"] = window.app if window is not None else ""
         if "last_action_result" in parts:
             observation["last_action_result"] = self._for_agent(result or "")
@@ -470,9 +482,11 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         if not crashed:
             chars = self.app_info_max_chars if "app_info" in parts else 0
             with self._observation_cost.part("app_info"):
-                info = self._safe(lambda: self._client.app_info(max_chars=chars))
+                info = self._safe(lambda: self._client.app_info(max_chars=chars), "app_info")
+                if info is None and chars:  # a summary that failed once under load (CI saw one empty): ask again
+                    info = self._safe(lambda: self._client.app_info(max_chars=chars), "app_info, asked again")
             if info is None and chars:  # the app failed to summarise itself; the focus is still worth knowing
-                info = self._safe(self._client.focused_app)
+                info = self._safe(self._client.focused_app, "focused_app")
         self._offered_apps = self.exposure.offered_apps(info.app if info else "")
         self._observed_focus = info
         if "app_info" in parts:
@@ -482,10 +496,12 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         return info
 
     @staticmethod
-    def _safe(call: Any) -> Any:
+    def _safe(call: Any, part: str) -> Any:
+        """``call()``, or None when the guest failed it (logged: an observation part left empty says why)."""
         try:
             return call()
-        except GuestError:
+        except GuestError as error:
+            log.warning("observation part %s left empty: %s", part, error)
             return None
 
     # ------------------------------------------------------------------ misc

@@ -31,6 +31,10 @@ class AppTools:
     uses_uno: ClassVar[bool] = True
     """Whether the registry runs these tools on a LibreOffice document through UNO."""
 
+    uses_a11y: ClassVar[bool] = False
+    """Whether these tools reach their app over the accessibility bus (the registry then runs each call
+    holding the guest's one libatspi lock, ``desktop_gym.guest.a11y.locked_bus``)."""
+
     document_check: ClassVar[tuple[str, str] | None] = None
     """``(attribute, what)``: a bound document must have ``attribute``, else "the current document is not
     ``what``" (``("getSheets", "a spreadsheet (open one in Calc)")``)."""

@@ -9,7 +9,9 @@ socket in ``$XDG_RUNTIME_DIR/at-spi/bus_<display>`` (``~/.cache/at-spi/`` when u
 
 In-process use. libatspi binds one accessibility bus per process on first use and *aborts the
 process* if there is none: this module checks first (:class:`A11yUnavailableError`) and refuses
-to switch to another desktop later.
+to switch to another desktop later. libatspi is not thread-safe (a call dispatches the replies and
+signals of every other call in flight), and the guest answers RPCs on several threads: every
+reader holds :func:`locked_bus` (the tree walk, node searches, launch readiness, the editor's tools).
 
 Coordinates. LibreOffice 7.4's own (VCL) widgets report y one native-menu-bar height too high;
 boxes are corrected (:func:`_menu_bar_offset`) so that they are real screen pixels.
@@ -22,6 +24,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,7 +102,7 @@ def a11y_environment(base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # one libatspi user at a time (see the module docstring); re-entrant for nested readers
 _bound_to: tuple[str, str] | None = None
 _KEPT_PROPERTIES = StaticProperties()
 _properties = _KEPT_PROPERTIES  # swapped for an uncached reader by ``static_cache=False``, under _lock
@@ -122,6 +125,17 @@ def _ensure_bus() -> Any:
 
     _bound_to = key
     return Atspi
+
+
+@contextmanager
+def locked_bus() -> Iterator[Any]:
+    """The ``Atspi`` module, for this thread alone until the block ends.
+
+    Raises:
+        A11yUnavailableError: if no accessibility bus is reachable.
+    """
+    with _lock:
+        yield _ensure_bus()
 
 
 def _probe_a11y_bus(key: tuple[str, str]) -> None:
@@ -244,9 +258,7 @@ def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Vi
     Never descends into ``manages descendants`` nodes. Stops silently at ``deadline`` (callers
     check the clock to tell a finished walk from a cut one).
     """
-    desktop = atspi.get_desktop(0)
-    apps = [desktop.get_child_at_index(i) for i in reversed(range(desktop.get_child_count()))]
-    stack = [_Visit(app, 0, app.get_name() or "", 0) for app in apps if app is not None]
+    stack = _applications(atspi, deadline)
     while stack:
         if time.monotonic() > deadline:
             return
@@ -278,6 +290,32 @@ def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Vi
             stack.extend(_Visit(c, visit.depth + 1, visit.app, offset, frame_offset, s) for c, s in children)
         except Exception:  # noqa: BLE001 - a node that vanished mid-walk (window closed): skip it
             continue
+
+
+def _applications(atspi: Any, deadline: float) -> list[_Visit]:
+    """The desktop's applications as walk roots, the first listed last (it is walked first).
+
+    An app listed but gone (the registry lags behind a killed process under load) is left out; a
+    listing that fails (a D-Bus timeout on a loaded machine) is asked again until ``deadline``
+    rather than read as an empty desktop.
+    """
+    desktop = atspi.get_desktop(0)
+    while True:
+        try:
+            count = desktop.get_child_count()
+            break
+        except Exception:  # noqa: BLE001 - GLib.Error from D-Bus: the registry did not answer in time
+            if time.monotonic() > deadline:
+                return []
+    visits = []
+    for index in reversed(range(max(0, count))):
+        try:
+            app = desktop.get_child_at_index(index)
+            if app is not None:
+                visits.append(_Visit(app, 0, app.get_name() or "", 0))
+        except Exception:  # noqa: BLE001 - an app that exited meanwhile
+            continue
+    return visits
 
 
 def _shift(box: Box | None, offset: int) -> Box | None:
@@ -370,7 +408,10 @@ def _format_line(
 
 def _begin(timeout: float) -> tuple[Any, float]:
     atspi = _ensure_bus()
-    atspi.set_timeout(max(100, min(800, int(timeout * 1000))), max(100, int(timeout * 1000)))
+    # One D-Bus call may take the walk's whole budget: on a loaded machine an app answers a call in
+    # seconds, and a shorter cap silently dropped the node and its subtree from the text. A hung app
+    # still ends the walk at the deadline, with the text saying it was cut.
+    atspi.set_timeout(max(100, int(timeout * 1000)), max(100, int(timeout * 1000)))
     return atspi, time.monotonic() + timeout
 
 

@@ -25,12 +25,14 @@ ENV_OPTIONS: dict[str, tuple[tuple[type, ...], str]] = {
     "app_info_max_chars": ((int,), "integer"),
     "max_steps": ((int, type(None)), "integer or null"),
     "a11y_max_nodes": ((int,), "integer"),
+    "a11y_timeout": ((int, float), "number of seconds"),
     "settle_timeout": ((int, float), "number of seconds"),
 }
 OPTION_LIMITS = {
     "settle_timeout": (0, 30),
     "max_steps": (1, 10_000),
     "a11y_max_nodes": (0, 20_000),
+    "a11y_timeout": (0.1, 60),
     "app_info_max_chars": (4, 1 << 20),
 }
 RESET_OPTIONS = {"task_id": (str,), "params": (dict,)}

@@ -25,33 +25,22 @@ pytestmark = pytest.mark.slow
 SEED = 123
 ALL_PARTS = ("screenshot", "a11y_tree", "app_info")
 #: task -> (resets in CI, the parts compared). CI keeps the resets few for the core stage's budget;
-#: bench/bench_reset_readiness.py runs 30 per app and compares every part. Under load the a11y
-#: text of Writer and Impress (a read that comes back empty, ~1 first reset in 4) and of the editor
-#: (mousepad's name and frame read empty, its a11y-based app_info too) is not stable yet (issue 32,
-#: open): those parts are left out of the CI comparison for those apps, not out of the bench.
+#: bench/bench_reset_readiness.py runs 30 per app. The accessibility text of every app is compared:
+#: reads that came back empty or cut under load (a D-Bus call capped at 0.8 s dropped its subtree, a
+#: 5 s budget cut a Calc tree, the editor's API read the bus beside a tree walk) are fixed (issue 32).
 TASKS = {
     "starter.calc_fill_totals": (6, ALL_PARTS),
     "starter.terminal_write_file": (4, ALL_PARTS),
-    "starter.writer_append_paragraph": (4, ("screenshot", "app_info")),
-    "impress.add_slide": (3, ("screenshot", "app_info")),
-    "files.editor_append_line": (4, ("screenshot",)),
+    "starter.writer_append_paragraph": (4, ALL_PARTS),
+    "impress.add_slide": (3, ALL_PARTS),
+    "files.editor_append_line": (4, ALL_PARTS),
 }
 #: Open (issue 32): under load a Writer or Impress reset's screenshot sometimes differs from the
 #: first (a clean CI run at load 5.6: Writer 2 of 3 resets, ~10.7k pixels in a 1186x18 box at
 #: (21, 125), the ruler row; Impress 1 of 2, 1.9k pixels in the slide pane's right column). Both
-#: passed in the run before it. Not strict: a pass is not an error; the bench measures the rate.
+#: passed in the run before it, and in two runs under the session-spread load. Their other parts
+#: are asserted; a screenshot difference alone marks the test xfail, naming it.
 UNSTABLE_SCREENSHOT = {"starter.writer_append_paragraph", "impress.add_slide"}
-PARAMS = [
-    pytest.param(
-        task,
-        marks=pytest.mark.xfail(
-            strict=False, reason="open (issue 32): Writer/Impress first screenshots under load are not yet stable"
-        ),
-    )
-    if task in UNSTABLE_SCREENSHOT
-    else task
-    for task in TASKS
-]
 
 
 def differences(first: dict[str, Any], other: dict[str, Any], parts: tuple[str, ...] = ALL_PARTS) -> list[str]:
@@ -83,19 +72,25 @@ def env(request: pytest.FixtureRequest, desktop, _session_guest) -> Iterator[Des
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("env", PARAMS, indirect=True)
+@pytest.mark.parametrize("env", list(TASKS), indirect=True)
 def test_resets_with_one_seed_give_equal_first_observations_under_load(env: DesktopEnv) -> None:
     resets, parts = TASKS[env.task_id]
     env.reset(seed=SEED)  # the office's first start on this desktop warms the disk cache; not compared
     with cpu_load(seconds=240) as load:
         first, _ = env.reset(seed=SEED)
-        unequal = []
+        unequal, unequal_screens = [], []
         for index in range(1, resets):
             observation, info = env.reset(seed=SEED)
             found = differences(first, observation, parts)
-            if found:
-                unequal.append(f"reset {index} ({info['reset_seconds']:.1f} s): {'; '.join(found)}")
+            label = f"reset {index} ({info['reset_seconds']:.1f} s): "
+            if [part for part in found if not part.startswith("screenshot")]:
+                unequal.append(label + "; ".join(found))
+            elif found:
+                unequal_screens.append(label + "; ".join(found))
             load.sample()
+    if env.task_id in UNSTABLE_SCREENSHOT and unequal_screens and not unequal:
+        pytest.xfail(f"open (issue 32): first screenshots differ under load {load.load_average:.1f}: {unequal_screens}")
+    unequal += unequal_screens
     assert not unequal, (
         f"{len(unequal)} of {resets - 1} resets differ from the first (load {load.load_average:.1f}): {unequal}"
     )

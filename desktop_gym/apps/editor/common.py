@@ -166,6 +166,8 @@ class EditorToolsBase(AppTools):
     uses_uno: ClassVar[bool] = False
     """The registry runs these tools without UNO; they reach mousepad over the accessibility bus."""
 
+    uses_a11y: ClassVar[bool] = True
+
     @classmethod
     def sandbox_instance(cls, home: str | Path) -> EditorToolsBase:
         """A fresh instance on an emptied and saved document: how API generation starts each test."""

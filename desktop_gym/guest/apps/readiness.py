@@ -103,19 +103,19 @@ def quiet_only() -> bool:
 # ---------------------------------------------------------------------------------------- office
 def _showing_document(title: str) -> bool:
     """Whether a frame named ``title`` shows a document node in the accessibility tree."""
-    from ..a11y import _ensure_bus
+    from ..a11y import locked_bus
 
-    atspi = _ensure_bus()
-    desktop = atspi.get_desktop(0)
-    for index in range(desktop.get_child_count()):
-        app = desktop.get_child_at_index(index)
-        if app is None or (app.get_name() or "") != "soffice":
-            continue
-        for frame_index in range(app.get_child_count()):
-            frame = app.get_child_at_index(frame_index)
-            if frame is not None and (frame.get_name() or "") == title and _has_document(frame, atspi):
-                return True
-    return False
+    with locked_bus() as atspi:
+        desktop = atspi.get_desktop(0)
+        for index in range(desktop.get_child_count()):
+            app = desktop.get_child_at_index(index)
+            if app is None or (app.get_name() or "") != "soffice":
+                continue
+            for frame_index in range(app.get_child_count()):
+                frame = app.get_child_at_index(frame_index)
+                if frame is not None and (frame.get_name() or "") == title and _has_document(frame, atspi):
+                    return True
+        return False
 
 
 def _has_document(frame: Any, atspi: Any) -> bool:
@@ -272,20 +272,21 @@ def office_ready(ctx: ReadyContext) -> None:
 
 def _accessible_frame(pid: int | None, title: str) -> bool | None:
     """Whether the app of ``pid`` shows a frame named ``title`` in the accessibility tree; None: it is not there."""
-    from ..a11y import _ensure_bus
+    from ..a11y import locked_bus
 
     if pid is None:
         return None
-    desktop = _ensure_bus().get_desktop(0)
-    for index in range(desktop.get_child_count()):
-        app = desktop.get_child_at_index(index)
-        if app is None or app.get_process_id() != pid:
-            continue
-        return bool(title) and any(
-            (frame := app.get_child_at_index(child)) is not None and (frame.get_name() or "") == title
-            for child in range(app.get_child_count())
-        )
-    return None
+    with locked_bus() as atspi:
+        desktop = atspi.get_desktop(0)
+        for index in range(desktop.get_child_count()):
+            app = desktop.get_child_at_index(index)
+            if app is None or app.get_process_id() != pid:
+                continue
+            return bool(title) and any(
+                (frame := app.get_child_at_index(child)) is not None and (frame.get_name() or "") == title
+                for child in range(app.get_child_count())
+            )
+        return None
 
 
 def window_ready(ctx: ReadyContext) -> None:

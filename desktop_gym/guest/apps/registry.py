@@ -14,7 +14,7 @@ import difflib
 import functools
 import importlib
 import json
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -232,7 +232,10 @@ def run_tool(
     limit = timeout if timeout is not None else SLOW_METHODS.get(method_name, DEFAULT_TIMEOUT_S)
     if not getattr(tools_class, "uses_uno", True):
         tools = tools_class(home=home)
-        return run_with_deadline(lambda: getattr(tools, method_name)(**(arguments or {})), (), limit, qualified)
+        call = lambda: getattr(tools, method_name)(**(arguments or {}))  # noqa: E731
+        if getattr(tools_class, "uses_a11y", False):
+            call = _holding_the_a11y_bus(call)
+        return run_with_deadline(call, (), limit, qualified)
     connection = launched.uno
     if connection is None:
         raise ApiCallError(f"{qualified}: {launched.app} has no UNO connection (was it launched by the guest?)")
@@ -261,6 +264,18 @@ def _raise_as_api_error(exc: Exception, qualified: str) -> NoReturn:
         raise exc
     message = getattr(exc, "Message", "") or str(exc)
     raise ApiCallError(f"{qualified}: LibreOffice raised {type(exc).__name__}: {message}") from None
+
+
+def _holding_the_a11y_bus(call: Callable[[], Any]) -> Callable[[], Any]:
+    """``call``, run holding the guest's libatspi lock (no tree walk runs beside it: libatspi is not thread-safe)."""
+
+    def locked() -> Any:
+        from ..a11y import locked_bus
+
+        with locked_bus():
+            return call()
+
+    return locked
 
 
 def call_api(
