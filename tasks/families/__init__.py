@@ -7,6 +7,7 @@ One module per app suite; importing this package registers them all.
 from . import (  # noqa: F401  (each registers its suite)
     calc,
     chrome_info,
+    chrome_office,
     chrome_pages,
     chrome_profile,
     impress,
