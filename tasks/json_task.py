@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import GuestError
 from ..verifiers import TREE_LISTING_COMMAND, all_of, any_of, get_verifier_spec, not_
 from ..verifiers.result import VerifierResult
 from .base import ORACLE_KINDS, Policy, ScriptedPolicy, Task, TaskContext
@@ -95,8 +96,16 @@ class JsonTask(Task):
 
 
 def _artifact(node: Mapping[str, Any], ctx: TaskContext) -> Any:
-    """What a verifier leaf reads: a file's bytes, a command's ``ExecResult``, or a folder listing."""
+    """What a verifier leaf reads: a file's bytes, a command's ``ExecResult``, a folder listing, or the
+    live browser's state (``chrome``: the read-only ``ChromeTools`` call named there)."""
     params = ctx.params
+    if "chrome" in node:
+        from ..apps.chrome.verify import read_state
+
+        try:
+            return read_state(ctx.client, node["chrome"])
+        except GuestError as error:  # no browser running, or it did not answer: the check fails, naming why
+            raise ValueError(f"the browser's state ({node['chrome']}) could not be read: {error}") from None
     if "file" in node:
         # Confined to the home: a verifier's result lands in info, so it must not read host files.
         return ctx.read_file(home_path(fill(node["file"], params), "file"))
@@ -121,7 +130,7 @@ def _label(node: Mapping[str, Any], index: int) -> str:
 
 
 def evaluate_verifier(node: Mapping[str, Any], ctx: TaskContext) -> VerifierResult:
-    """Evaluate a verifier spec (``{"name", "args", "file"|"command"|"dir"}`` or all / any / not) on the desktop."""
+    """Evaluate a verifier spec (``{"name", "args"}`` + file/command/dir/chrome, or all / any / not) on the desktop."""
     if "all" in node:
         return all_of({_label(child, i): evaluate_verifier(child, ctx) for i, child in enumerate(node["all"])})
     if "any" in node:
@@ -131,6 +140,6 @@ def evaluate_verifier(node: Mapping[str, Any], ctx: TaskContext) -> VerifierResu
     spec = get_verifier_spec(node["name"])
     try:
         artifact = _artifact(node, ctx)
-    except ValueError as error:  # a filled path that leaves the home
+    except ValueError as error:  # a filled path that leaves the home, or a browser that cannot be read
         return VerifierResult.failed(str(error))
     return spec.fn(artifact, **fill(node.get("args", {}), ctx.params))

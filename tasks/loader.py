@@ -5,9 +5,10 @@ Errors are ``TaskFileError`` naming the file and the JSON path of the field at f
     tasks/suites/calc/x.json: setup[2].app: 'calcc' is not one of ['calc', 'writer', ...]
 
 Beyond the schema: verifier names exist and their arguments fit the verifier's signature, a file
-verifier reads a ``file`` and a live one a ``command``/``dir``, templates only name defined
-parameters (a ``template`` parameter only earlier ones), assets exist, opened apps are declared,
-and the perturbed parameter is one an oracle uses.
+verifier reads a ``file``, a live one a ``command``/``dir`` and a browser one its ``chrome`` call,
+templates only name defined parameters (a ``template`` parameter only earlier ones), assets exist,
+opened apps are declared, an ``open_tab`` follows the browser's launch, and the perturbed parameter
+is one an oracle uses.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from ..apps.spec import launchable_apps
 from ..errors import TaskFileError  # noqa: F401 - re-exported from its old home
-from ..verifiers import UnknownVerifierError, get_verifier_spec, list_verifiers
+from ..verifiers import BROWSER_READS, UnknownVerifierError, get_verifier_spec, list_verifiers
 from .json_params import TemplateError, check_sampler, iter_strings, template_fields
 from .json_task import DEFAULT_ASSETS_DIR, JsonTask
 from .limits import (
@@ -119,9 +120,14 @@ def _check_verifier_leaf(leaf: Mapping[str, Any], path: str) -> str | None:
         close = difflib.get_close_matches(leaf["name"], list_verifiers(), n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"registered: {', '.join(list_verifiers())}"
         return f"{path}.name: no verifier named {leaf['name']!r}; {hint}"
-    if spec.reads == "file" and "file" not in leaf:
+    if spec.name in BROWSER_READS:
+        if leaf.get("chrome") != BROWSER_READS[spec.name]:
+            return f"{path}: verifier {spec.name!r} reads the browser: give 'chrome': {BROWSER_READS[spec.name]!r}"
+    elif "chrome" in leaf:
+        return f"{path}.chrome: only the browser verifiers ({', '.join(BROWSER_READS)}) read the browser"
+    elif spec.reads == "file" and "file" not in leaf:
         return f"{path}: verifier {spec.name!r} reads a saved file: give 'file', not 'command'/'dir'"
-    if spec.reads == "live" and "file" in leaf:
+    elif spec.reads == "live" and "file" in leaf:
         return f"{path}: verifier {spec.name!r} reads live output: give 'command' (or 'dir'), not 'file'"
     parameters = list(inspect.signature(spec.fn).parameters.values())[1:]  # the first is the artifact
     known = {p.name for p in parameters}
@@ -188,6 +194,8 @@ def _semantic_problem(data: Mapping[str, Any], assets_dir: Path) -> str | None:
                 return f"setup[{index}].asset: {error}"
         if step["type"] in ("open", "launch") and step["app"] not in data["apps"]:
             return f"setup[{index}].app: {step['app']!r} is started here but not listed in apps {data['apps']}"
+        if step["type"] == "open_tab" and not _browser_started(data["setup"][:index]):
+            return f"setup[{index}]: open_tab needs the browser: an earlier step must launch (or open) app 'chrome'"
         if step["type"] == "wait_window" and not template_fields(step["title"]):
             try:
                 re.compile(step["title"])
@@ -205,6 +213,11 @@ def _semantic_problem(data: Mapping[str, Any], assets_dir: Path) -> str | None:
         if name not in used:
             return f"perturb.param: no oracle uses {name!r}, so perturbing it cannot change what the oracle does"
     return None
+
+
+def _browser_started(steps: list[Mapping[str, Any]]) -> bool:
+    """Whether one of ``steps`` launches (or opens a file in) the browser, app ``chrome``."""
+    return any(step["type"] in ("open", "launch") and step.get("app") == "chrome" for step in steps)
 
 
 def _static_home_path(node: Mapping[str, Any], fields: tuple[str, ...], where: str) -> str | None:

@@ -2,7 +2,9 @@
 
 Config steps map to setup steps (download -> put_file from a local cache, open, launch,
 execute/command -> run, activate_window -> wait_window; fixed sleeps are dropped because every
-setup step waits on readiness). Evaluator metrics map through ``osworld_evaluators.METRICS``.
+setup step waits on readiness; the browser's launch and tabs -> ``osworld_chrome``). Evaluator
+metrics map through ``osworld_evaluators.METRICS``; a task that needs a live website is
+unsupported (``osworld_chrome.internet_need``).
 Nothing is dropped silently: a check or step without an equivalent is listed in the report and in
 the task's ``source.unsupported``, and a task with an unmapped check is only written with
 ``allow_partial``.
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import osworld_metrics_office, osworld_tables  # noqa: F401 - they add their metrics to METRICS
+from .osworld_chrome import browser_config, internet_need, offline_hosts  # it adds the browser metrics to METRICS
 from .osworld_evaluators import METRICS, MissingAsset, Unsupported, find_cached, guest_path
 from .osworld_postconfig import GUI_DRIVERS, postconfig_nodes
 
@@ -152,7 +155,11 @@ def _config_steps(
         kind, params = item.get("type"), item.get("parameters", {})
         where = f"config[{index}] ({kind})"
         try:
-            if kind == "download":
+            browser = browser_config(kind, params, steps)
+            if browser is not None:
+                steps += browser[0]
+                report.notes += [f"{where}: {browser[1]}"] if browser[1] else []
+            elif kind == "download":
                 for file in params.get("files", []):
                     cached = find_cached(cache_dir, str(file.get("path", "")), str(file.get("url", "")))
                     name = f"{prefix}/{cached.name}"
@@ -256,6 +263,14 @@ def convert_osworld(
     evaluator = data["evaluator"]
     infeasible = evaluator.get("func") == "infeasible"
     verifier = None if infeasible else _verifier(evaluator, Path(cache_dir), report)
+    need = internet_need(data)
+    if need is not None:  # first, so that it is the reason a report gives
+        report.unsupported.insert(0, f"internet: {need}")
+    elif offline_hosts(data):
+        report.notes.append(
+            f"setup: the pages it opens on {', '.join(offline_hosts(data))} show the desktop's offline page; "
+            "the check reads no page's content"
+        )
     apps = sorted({step["app"] for step in setup if step["type"] in ("open", "launch")})
     reads_file = '"file"' in json.dumps(verifier or {})
     task: dict[str, Any] = {
@@ -274,8 +289,8 @@ def convert_osworld(
     elif verifier is not None:
         task["verifier"] = escape_braces(verifier)
     report.task = task
-    setup_broken = any(item.startswith("config[") for item in report.unsupported)
-    if (verifier is None and not infeasible) or setup_broken:
+    cannot_run = any(item.startswith(("config[", "internet:")) for item in report.unsupported)
+    if (verifier is None and not infeasible) or cannot_run:
         report.status = "unsupported"
     elif report.unsupported:
         report.status = "partial"

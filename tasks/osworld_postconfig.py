@@ -1,10 +1,12 @@
 """OSWorld's ``evaluator.postconfig``: what runs on the desktop after the agent, before the checks.
 
 Saving for the agent (Ctrl+S through pyautogui), fixed sleeps and window activation are not run:
-saving is the agent's job here (``needs_save``). Shell commands (``execute``) and downloaded
-checker scripts (``download``, embedded from the cache at import time so the agent never sees
-them) become leading ``command_output`` leaves of an ``all`` node, so they run in order before
-the checks that read their output. Anything else stays unsupported, with its reason.
+saving is the agent's job here (``needs_save``); nor is a restart of Chrome (OSWorld restarts it so
+it writes its profile files; the browser checks here read the live browser). Shell commands
+(``execute``) and downloaded checker scripts (``download``, embedded from the cache at import time
+so the agent never sees them) become leading ``command_output`` leaves of an ``all`` node, so they
+run in order before the checks that read their output. Anything else stays unsupported, with its
+reason.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .osworld_chrome import is_browser_restart
 from .osworld_evaluators import Unsupported, find_cached, guest_path
 
 if TYPE_CHECKING:
@@ -64,7 +67,11 @@ def postconfig_nodes(steps: Sequence[Mapping[str, Any]], cache_dir: Path, report
         command = params.get("command", "")
         source = command if isinstance(command, str) else " ".join(str(part) for part in command or [])
         try:
-            if kind in ("sleep", "activate_window") or SAVE_HOTKEY.search(source):
+            if kind in ("launch", "execute", "command") and is_browser_restart(command):
+                report.notes.append(
+                    f"{where} not run: the checks read the live browser, not the files a restart writes"
+                )
+            elif kind in ("sleep", "activate_window") or SAVE_HOTKEY.search(source):
                 report.notes.append(f"{where} not run: the agent must save itself (needs_save)")
             elif kind in ("open", "launch"):
                 report.notes.append(f"{where} not run: it only shows a file; the checks read files, not windows")

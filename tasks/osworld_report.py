@@ -16,35 +16,30 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .osworld_chrome import internet_need
 from .osworld_import import ImportReport, convert_osworld
 
 MAX_FILES = 5_000
-#: OSWorld's office, OS and multi-app domains: the ones desktop-gym's apps cover.
-DOMAINS = ("libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "os", "multi_apps")
-#: Programs OSWorld's setup starts that this desktop does not have, and what they are. ``socat``
-#: only forwards Chrome's debugging port, so it goes with Chrome.
+#: OSWorld's office, OS, browser and multi-app domains: the ones desktop-gym's apps cover.
+DOMAINS = ("libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "os", "chrome", "multi_apps")
+#: What a task that needs a live website lacks here (the desktop serves only its own sites).
+INTERNET = "the internet (a live website)"
+#: Programs OSWorld's setup starts that this desktop does not have, and what they are.
 ABSENT_PROGRAMS = {
-    "google-chrome": "Chrome",
-    "chromium": "Chrome",
-    "chromium-browser": "Chrome",
-    "socat": "Chrome",
     "thunderbird": "Thunderbird",
     "code": "VS Code",
     "gimp": "GIMP",
     "vlc": "VLC",
     "nautilus": "the Nautilus file manager",
 }
-#: Setup step types that need a browser, a Google account or a site login.
+#: Setup step types that need a Google account or a site login.
 ABSENT_STEP_TYPES = {
-    "chrome_open_tabs": "Chrome",
-    "chrome_close_tabs": "Chrome",
     "googledrive": "Google Drive (an account and the internet)",
     "login": "a website login (the internet)",
 }
 #: OSWorld ``related_apps`` names of apps this desktop lacks: a task that does not map and names one
 #: is out of scope (its check reads what that app makes, such as an image GIMP edits).
 ABSENT_RELATED_APPS = {
-    "chrome": "Chrome",
     "gimp": "GIMP",
     "vlc": "VLC",
     "vscode": "VS Code",
@@ -65,8 +60,8 @@ class Coverage:
     Attributes:
         total: task files read, per domain (the folder's subfolder names).
         mapped: tasks that map given their files, per domain.
-        out_of_scope: tasks that need an app this desktop lacks (``absent_app``), per domain; they
-            are left out of the share, and counted by app in ``absent``.
+        out_of_scope: tasks that need what this desktop lacks (an app, the internet: ``absent_app``),
+            per domain; they are left out of the share, and counted by what they lack in ``absent``.
         reasons: why the other in-scope tasks do not map, as a short category -> count.
         examples: one task file per category.
     """
@@ -86,7 +81,7 @@ class Coverage:
 
     def describe(self) -> str:
         """A table per domain, the apps that put tasks out of scope, then the reasons, most common first."""
-        lines = [f"{'domain':<22} {'tasks':>6} {'no app':>7} {'map':>6} {'share':>7}"]
+        lines = [f"{'domain':<22} {'tasks':>6} {'out':>7} {'map':>6} {'share':>7}"]
         for domain in sorted(self.total):
             in_scope = self.total[domain] - self.out_of_scope[domain]
             share = self.mapped[domain] / max(in_scope, 1)
@@ -94,7 +89,7 @@ class Coverage:
             lines.append(f"{domain:<22} {counts} {share:>7.0%}")
         total, mapped, absent = sum(self.total.values()), sum(self.mapped.values()), sum(self.out_of_scope.values())
         lines.append(f"{'all':<22} {total:>6} {absent:>7} {mapped:>6} {self.fraction:>7.0%}")
-        lines.append("share = map / (tasks - no app)")
+        lines.append("out = out of scope (needs what this desktop lacks, listed below); share = map / (tasks - out)")
         if self.absent:
             lines.append("\nout of scope (left out of the share), by what the task needs that this desktop lacks:")
             lines += [f"  {count:>4}  {app}" for app, count in self.absent.most_common()]
@@ -125,10 +120,11 @@ def blocking_reason(report: ImportReport) -> str | None:
 
 
 def absent_app(data: dict) -> str | None:
-    """Why a task that does not map is out of scope: the app it needs that this desktop lacks, or None.
+    """Why a task that does not map is out of scope: what it needs that this desktop lacks, or None.
 
-    In order: a setup step of a browser-only type, a program started by ``launch`` or ``execute``,
-    an ``open`` of a file only such an app shows, a check on GNOME's settings, an absent app in
+    In order: a setup step that needs an account or a login, a program started by ``launch`` or
+    ``execute``, an ``open`` of a file only such an app shows, a check on GNOME's settings, a live
+    website (``INTERNET``, see ``osworld_chrome.internet_need``), an absent app in
     ``related_apps``, or a task file with no check at all (``NO_CHECK``).
     """
     reason = _absent_in_setup(data)
@@ -137,6 +133,8 @@ def absent_app(data: dict) -> str | None:
     evaluator = data.get("evaluator", {}) or {}
     if GNOME_ONLY.search(json.dumps(evaluator)):
         return "GNOME settings (this desktop runs openbox)"
+    if internet_need(data) is not None:
+        return INTERNET
     for app in data.get("related_apps", []) or []:
         if str(app).lower() in ABSENT_RELATED_APPS:
             return ABSENT_RELATED_APPS[str(app).lower()]

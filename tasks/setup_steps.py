@@ -1,4 +1,5 @@
-"""Setup steps of JSON tasks: write files, copy them, open them in apps, run commands, wait for windows.
+"""Setup steps of JSON tasks: write files, copy them, open them in apps, run commands, wait for windows,
+open browser tabs.
 
 Each step is a dict as in ``tasks/schema/task.schema.json`` (already validated, templates already
 filled). Every wait polls a condition under a deadline; nothing sleeps a fixed time.
@@ -6,6 +7,7 @@ filled). Every wait polls a condition under a deadline; nothing sleeps a fixed t
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -117,6 +119,12 @@ def _wait_window(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) ->
         ctx.client.activate_window(match.window_id)
 
 
+def _open_tab(step: Mapping[str, Any], ctx: TaskContext, assets_dir: Path) -> None:
+    # ChromeTools.open_tab opens the tab in front and returns once the page has loaded.
+    arguments = json.dumps({"url": step["url"]})
+    ctx.client.call_api("ChromeTools", "open_tab", arguments, timeout=float(step.get("timeout", DEFAULT_APP_TIMEOUT)))
+
+
 STEP_RUNNERS: dict[str, StepRunner] = {
     "put_file": _put_file,
     "copy_file": _copy_file,
@@ -124,6 +132,7 @@ STEP_RUNNERS: dict[str, StepRunner] = {
     "launch": _launch,
     "run": _run,
     "wait_window": _wait_window,
+    "open_tab": _open_tab,
 }
 
 
@@ -137,6 +146,7 @@ def describe_step(step: Mapping[str, Any]) -> str:
         "launch": step.get("app"),
         "run": str(step.get("command", ""))[:60],
         "wait_window": f"/{step.get('title')}/",
+        "open_tab": str(step.get("url", ""))[:80],
     }.get(kind, "")
     return f"{kind} {detail}".strip()
 

@@ -12,6 +12,7 @@ it as a failed result. Every verifier module is imported here, so every verifier
 
 from .archive_members import archive_digests, verify_archive_members
 from .archives import tar_members, verify_tar_archive
+from .browser_state import BROWSER_READS, same_url
 from .compose import all_of, any_of, not_
 from .document_layout import verify_docx_header_footer, verify_docx_page_setup, verify_docx_tables
 from .document_lists import verify_docx_list, verify_docx_page_number
@@ -99,6 +100,8 @@ from .spreadsheet_structure import (
 from .tables import TableOptions, compare_rows, verify_csv_rows, verify_sheet_table
 
 __all__ = [
+    "BROWSER_READS",
+    "same_url",
     "verify_pptx_slide_number_color",
     "verify_pptx_picture_fills_slide",
     "verify_pdf_text",

@@ -19,7 +19,7 @@ from desktop_gym.reward_attacks import StandInGuest
 from desktop_gym.tasks.base import TaskContext
 from desktop_gym.tasks.json_task import JsonTask
 from desktop_gym.tasks.osworld_import import convert_osworld, import_osworld_file
-from desktop_gym.tasks.osworld_report import NO_CHECK, absent_app, blocking_reason, coverage
+from desktop_gym.tasks.osworld_report import INTERNET, NO_CHECK, absent_app, blocking_reason, coverage
 
 REAL = Path(__file__).parent / "data" / "osworld_real"
 OUTLINE_TASK = REAL / "libreoffice_impress" / "a669ef01-ded5-4099-9ea9-25e99b569840.json"
@@ -48,7 +48,8 @@ def test_every_sample_file_maps_or_names_what_blocks_it() -> None:
     assert reasons["libreoffice_writer/0810415c"] is None  # compare_line_spacing
     assert reasons["libreoffice_calc/2bd59342"] is None  # infeasible
     assert reasons["libreoffice_writer/4bcb1253"] is None  # compare_pdfs
-    assert "googledrive" in reasons["multi_apps/0c825995"]
+    assert reasons["multi_apps/0c825995"].startswith("internet: needs the internet")  # and Google Drive
+    assert reasons["multi_apps/788b3701"] == "internet: needs the internet (github.com)"  # the next chapter is online
     assert "drives the GUI" in reasons["libreoffice_writer/66399b0d"]
 
 
@@ -58,12 +59,14 @@ def test_coverage_report_counts_domains_and_reasons(capsys: pytest.CaptureFixtur
     assert result.mapped["libreoffice_impress"] == result.total["libreoffice_impress"]
     out_of_scope = sum(result.out_of_scope.values())
     assert sum(result.reasons.values()) == sum(result.total.values()) - sum(result.mapped.values()) - out_of_scope
-    assert result.absent["Chrome"] == 2 and result.absent[NO_CHECK] == 1
+    assert result.absent[INTERNET] == 1 and result.absent[NO_CHECK] == 1
+    assert result.absent["Google Drive (an account and the internet)"] == 1
+    assert result.absent["the Nautilus file manager"] == 2
     assert result.absent["the Nautilus file manager (the task opens a folder)"] == 1
     assert main(["tasks", "import-osworld", "--report", str(REAL)]) == 0
     out = capsys.readouterr().out
     assert "libreoffice_impress" in out and "not mapped, by first reason" in out
-    assert "share = map / (tasks - no app)" in out and "out of scope (left out of the share)" in out
+    assert "share = map / (tasks - out)" in out and "out of scope (left out of the share)" in out
 
 
 def test_a_real_impress_task_imports_and_its_verifier_compares_slide_texts(tmp_path: Path) -> None:
