@@ -12,14 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from ...apps.chrome.sites import CONTACT_TOPICS, default_site
-from ...apps.chrome.verify import verify_submission
+from ...apps.chrome.sites import default_site
 from ...verifiers import verify_sheet_table
 from ...verifiers.result import VerifierResult
 from ..artifacts import docx_bytes
 from ..base import Policy, ScriptedPolicy, TaskContext, TaskSetupError
-from .chrome_base import NEWS, SHOP, ChromeTask, api_calls, chrome_call, other, pick
-from .chrome_pages import FIRST_NAMES
+from .chrome_base import NEWS, ChromeTask, pick
+from .chrome_pages import ContactForm
 from .os_base import WORDS
 
 
@@ -89,7 +88,7 @@ class TableToCalc(ChromeTask):
         return {**params, "rows": rows}
 
 
-class FormFromLetter(ChromeTask):
+class FormFromLetter(ContactForm):
     """Multi-app: send the shop's contact form with the details a letter open in Writer gives."""
 
     id = "chrome.form_from_letter"
@@ -98,25 +97,11 @@ class FormFromLetter(ChromeTask):
         "at {url}contact with the name, the email, the topic and the message the letter gives."
     )
     apps = ("writer", "chrome")
-    oracles = ("api",)
     tags = ("chrome", "forms", "multi_app", "writer")
     max_steps = 15
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        name = pick(rng, FIRST_NAMES)
-        words = pick(rng, WORDS, 4)
-        return {
-            "url": SHOP,
-            "letter": "~/Documents/request.docx",
-            "name": name,
-            "email": f"{name.lower()}@{pick(rng, WORDS)}.example",
-            "topic": pick(rng, CONTACT_TOPICS),
-            "message": f"Please check order {int(rng.integers(1001, 1011))}: {' '.join(words)}.",
-        }
-
-    @staticmethod
-    def fields(params: Mapping[str, Any]) -> dict[str, str]:
-        return {key: str(params[key]) for key in ("name", "email", "topic", "message")}
+        return {**super().sample_params(rng), "letter": "~/Documents/request.docx"}
 
     @staticmethod
     def letter(params: Mapping[str, Any]) -> bytes:
@@ -131,23 +116,8 @@ class FormFromLetter(ChromeTask):
             heading="Contact request",
         )
 
-    def start_url(self, params: Mapping[str, Any]) -> str:
-        return SHOP
-
     def setup(self, ctx: TaskContext) -> None:
         _documents_folder(ctx)
         ctx.client.put_file(ctx.params["letter"], self.letter(ctx.params))
         ctx.client.launch_app("writer", ctx.params["letter"])
         super().setup(ctx)  # the browser starts last and has the focus; the letter stays open behind it
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_submission(self.state(ctx, "site_submissions"), "/contact", self.fields(ctx.params))
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(
-            chrome_call("navigate", url=f"{SHOP}contact"),
-            chrome_call("fill_form", fields=self.fields(params), submit=True),
-        )
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "topic": other(rng, CONTACT_TOPICS, params["topic"])}
