@@ -28,7 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_gym.errors import A11yError, A11yTimeoutError, A11yUnavailableError
+from desktop_gym.errors import A11yError, A11yTimeoutError, A11yUnavailableError, WaitTimeoutError
+from desktop_gym.polling import poll_until
 
 from .a11y_grid import GridContents
 from .a11y_static import StaticProperties
@@ -102,6 +103,7 @@ def a11y_environment(base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+LISTING_RETRY_S = 0.02  # pause between asks of a registry that did not answer
 _lock = threading.RLock()  # one libatspi user at a time (see the module docstring); re-entrant for nested readers
 _bound_to: tuple[str, str] | None = None
 _KEPT_PROPERTIES = StaticProperties()
@@ -300,13 +302,16 @@ def _applications(atspi: Any, deadline: float) -> list[_Visit]:
     rather than read as an empty desktop.
     """
     desktop = atspi.get_desktop(0)
-    while True:
-        try:
-            count = desktop.get_child_count()
-            break
-        except Exception:  # noqa: BLE001 - GLib.Error from D-Bus: the registry did not answer in time
-            if time.monotonic() > deadline:
-                return []
+    try:  # a one-item tuple: an empty desktop (0 apps) is an answer too
+        (count,) = poll_until(
+            lambda: (desktop.get_child_count(),),
+            deadline - time.monotonic(),
+            "the accessibility registry to list the applications",
+            interval=LISTING_RETRY_S,
+            retry_on=(Exception,),  # GLib.Error from D-Bus: the registry did not answer in time
+        )
+    except WaitTimeoutError:
+        return []
     visits = []
     for index in reversed(range(max(0, count))):
         try:

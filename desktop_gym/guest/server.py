@@ -16,6 +16,7 @@ import grpc
 from desktop_gym.apps.spec import launchable_apps
 
 from .. import errors
+from ..polling import poll_until
 from . import confine, files, processes
 from .apps import registry
 from .apps.launcher import AppLauncher, AppLaunchError
@@ -110,6 +111,7 @@ class _NoDisplay:
 
 INPUT_IDLE_TIMEOUT = 10.0  # seconds an app may take to handle one input action
 PRESENT_TIMEOUT = 5.0  # seconds an office's window may take to show the paint a settle asks for
+EMPTY_TREE_RETRY_S = 0.05  # pause before reading again a tree that came back empty while an office runs
 FIRST_PAINT_GRACE = 0.15  # seconds after input a settle waits for the first repaint (LibreOffice: 25-140 ms)
 
 
@@ -230,7 +232,8 @@ class GuestServicer(pb_grpc.GuestServicer):
 
         timeout = request.timeout or 5.0
         deadline = time.monotonic() + timeout
-        while True:
+
+        def read() -> tuple[str] | None:
             text = a11y.linearize_tree(
                 visible_only=request.visible_only,
                 max_nodes=request.max_nodes or None,
@@ -239,9 +242,15 @@ class GuestServicer(pb_grpc.GuestServicer):
             )
             # A running office is always on the accessibility bus: an empty read is a wrong one (the
             # registry did not answer in time under load), never the desktop's tree. Read it again.
-            if text or time.monotonic() > deadline or not self._office_connections():
-                break
+            if text or not self._office_connections():
+                return (text,)
             log.warning("the accessibility tree read empty while an office runs; reading it again")
+            return None
+
+        try:
+            (text,) = poll_until(read, timeout, "a non-empty accessibility tree", interval=EMPTY_TREE_RETRY_S)
+        except errors.WaitTimeoutError:
+            text = ""
         return pb.A11yTreeReply(text=text)
 
     def _office_connections(self) -> list:
