@@ -1,0 +1,32 @@
+"""``DesktopEnv(a11y_timeout=...)``: the accessibility tree read's budget, checked and handed to the guest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from desktop_gym import DesktopEnv
+from desktop_gym.env import MAX_A11Y_TIMEOUT_S
+
+from ..support.shared_env import env_on_session_desktop
+
+
+@pytest.mark.parametrize("seconds", [0, -1.0, MAX_A11Y_TIMEOUT_S + 1])
+def test_an_a11y_timeout_out_of_range_is_refused_by_name(seconds: float) -> None:
+    with pytest.raises(ValueError, match="a11y_timeout"):
+        DesktopEnv(a11y_timeout=seconds)
+
+
+@pytest.fixture
+def env(desktop, _session_guest) -> Iterator[DesktopEnv]:
+    yield from env_on_session_desktop(
+        desktop, _session_guest, task_id="starter.calc_fill_totals", observation=("a11y_tree",), a11y_timeout=0.1
+    )
+
+
+@pytest.mark.slow
+def test_the_tree_read_gets_the_env_s_budget(env: DesktopEnv) -> None:
+    # A Calc tree takes ~0.3 s quiet and seconds under load: 0.1 s cuts it, and the text says so.
+    observation, _ = env.reset(seed=0)
+    assert observation["a11y_tree"].endswith("... truncated (timeout after 0.1 s)"), observation["a11y_tree"][-200:]
