@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .tokens import new_token
+
 NAMESPACE = "desktop_gym"
 ACTOR_PREFIX = "desktop-gym-env-server-"
 SERVER_MARKER = "DESKTOP_GYM_ENV_SERVER"
@@ -139,7 +141,7 @@ class EnvCluster:
             raise ValueError(f"num_envs and envs_per_node must be at least 1, got {num_envs} and {envs_per_node}")
         if not ray.is_initialized():
             ray.init(address=address, namespace=NAMESPACE, log_to_driver=False)
-        self.token = secrets.token_urlsafe(24)
+        self.token = new_token()
         server_kwargs = {
             "backend": backend,
             "backend_kwargs": backend_kwargs or {},

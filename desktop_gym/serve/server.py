@@ -24,7 +24,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import secrets
 import signal
 import threading
 import time
@@ -55,6 +54,7 @@ from .session import (
     check_screenshot_format,
 )
 from .stats import NodeProbe, ServerCounters
+from .tokens import new_token
 from .wire import GRPC_OPTIONS, check_bind, keep_large_allocations
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ class EnvServer:
     ) -> None:
         if lease_ttl <= 0:
             raise ValueError(f"lease_ttl must be positive, got {lease_ttl}")
-        self.token = secrets.token_urlsafe(24) if token is None else token
+        self.token = new_token() if token is None else token
         check_bind(address, self.token)
         self.requested_address = address
         self.address = address
