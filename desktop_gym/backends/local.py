@@ -452,14 +452,14 @@ class LocalBackend(Backend):
         for name in ("guest", "openbox", "dbus"):
             proc = self._procs.get(name)
             if proc is not None:
-                self._kill_group(proc.pid, signal.SIGKILL)
+                self._kill_group(proc, signal.SIGKILL)
         xvfb = self._procs.get("xvfb")
         if xvfb is not None:  # TERM lets Xvfb remove its lock file and socket
-            self._kill_group(xvfb.pid, signal.SIGTERM)
+            self._kill_group(xvfb, signal.SIGTERM)
             try:
                 xvfb.wait(timeout=2.0)
             except subprocess.TimeoutExpired:
-                self._kill_group(xvfb.pid, signal.SIGKILL)
+                self._kill_group(xvfb, signal.SIGKILL)
         survivors: list[int] = []
         if self.session_id is not None:
             while survivors := processes_with_marker(self.session_id):
@@ -501,8 +501,18 @@ class LocalBackend(Backend):
             raise BackendError(f"session {self.session_id} processes {sorted(set(survivors))} survived SIGKILL")
 
     @staticmethod
-    def _kill_group(pgid: int, signum: int) -> None:
+    def _kill_group(leader: subprocess.Popen, signum: int) -> bool:
+        """Signal the process group ``leader`` leads; whether it was signalled.
+
+        A leader already reaped (a health check's ``poll``) has freed its pid, and with pid_max at
+        32768 the kernel hands it out again: the group id may now name another session's process
+        group (CI lost a load-harness process that way). Its group's survivors carry the session
+        marker, and the sweep after this kills them by pid.
+        """
+        if leader.poll() is not None:
+            return False
         try:
-            os.killpg(pgid, signum)
+            os.killpg(leader.pid, signum)
         except ProcessLookupError:
-            pass
+            return False
+        return True

@@ -97,6 +97,7 @@ class FormFromLetter(ContactForm):
         "at {url}contact with the name, the email, the topic and the message the letter gives."
     )
     apps = ("writer", "chrome")
+    oracles = ("api",)
     tags = ("chrome", "forms", "multi_app", "writer")
     max_steps = 15
 

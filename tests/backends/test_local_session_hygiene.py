@@ -273,3 +273,23 @@ def test_office_pipes_do_not_pile_up_over_resets() -> None:
         env.close()
     # Bounded, not growing (was 2, 4, 6, 8): the office of the reset just done and, briefly, one being replaced.
     assert max(counts) <= 4 and counts[-1] <= 4, f"office sockets of this session after each reset: {counts}"
+
+
+def test_a_reaped_leader_s_group_id_is_not_signalled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closing a session signals only groups whose leader is still ours: a reaped leader's pid may be reused.
+
+    With pid_max at 32768 the kernel hands a freed pid out again within minutes; a group id kept
+    after its leader was reaped can name another session's group (CI lost a load-harness process).
+    """
+    signalled: list[int] = []
+    monkeypatch.setattr("os.killpg", lambda pgid, signum: signalled.append(pgid))  # a spy: record, send nothing
+    done = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    done.wait()  # reaped: its pid is free for anyone
+    assert LocalBackend._kill_group(done, signal.SIGKILL) is False
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+    try:
+        assert LocalBackend._kill_group(alive, signal.SIGKILL) is True
+    finally:
+        alive.kill()
+        alive.wait()
+    assert signalled == [alive.pid]
