@@ -20,6 +20,9 @@ from .actions import Action, ActionLimits, ActionOutcome, ActionParseError, Acti
 from .api_exposure import ApiExposure
 from .apps.spec import document_apps
 from .backends import Backend, DesktopHandle, make_backend
+from .elements.osworld import A11Y_FORMATS, OBSERVATION_PRESETS, osworld_marks, osworld_tree
+from .elements.set_of_marks import draw_marks
+from .elements.table import ElementTable, number_elements
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .guest.types import AppFocus
@@ -41,6 +44,8 @@ DEFAULT_OBSERVATION = (
     "last_action_error",
 )
 log = logging.getLogger(__name__)
+#: Observation parts made from the accessibility tree (it is read when any of them is asked for).
+_TREE_PARTS = ("a11y_tree", "som_screenshot", "elements")
 OFFICE_APPS = document_apps()  # apps whose documents the agent saves (AppSpec.saves_documents)
 SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
 MAX_A11Y_TIMEOUT_S = 60.0  # the longest accessibility-tree read an env may be configured to wait for
@@ -53,7 +58,11 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         task_id: the task to run (``list_tasks()``); may be overridden per reset with
             ``options={"task_id": ...}``.
         backend: a backend name (``"local"``) or a ``Backend`` instance (not closed by the env).
-        observation: which parts of the observation to include (see ``spaces.OBSERVATION_KEYS``).
+        observation: which parts of the observation to include (see ``spaces.OBSERVATION_KEYS``), or
+            one of OSWorld's observation types by name: ``"screenshot"``, ``"a11y_tree"``,
+            ``"screenshot_a11y_tree"``, ``"som"`` (see ``elements.osworld.OBSERVATION_PRESETS``).
+            ``som_screenshot`` is the screenshot with a numbered box on each element of the tree;
+            ``elements`` the same elements as JSON (id, role, name, text, box, states).
         coordinates: ``"pixel"`` or ``"normalized"`` (0-1000) coordinates in actions.
         action_set: the ``ActionSet`` to offer (its style, coordinates and custom actions), kept as
             given (``env.action_set is action_set``); built from ``coordinates`` when None.
@@ -65,6 +74,10 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         app_info_max_chars: the longest ``app_info`` text (the focused app's API summary).
         max_steps: the step budget; the task's own budget when None.
         a11y_max_nodes: cap on accessibility-tree nodes in the observation.
+        a11y_format: ``"text"`` (one node a line; with element actions offered, each actionable line
+            starts with its id: ``[17] push button "Save" @(412,30,24,24)``) or ``"osworld"``
+            (OSWorld's tab-separated table; with ``som_screenshot``, its marks table
+            ``index tag name text``, the index being the element id).
         a11y_timeout: seconds the accessibility-tree read may take. A Calc tree takes ~0.3 s on a
             quiet machine and 1-5 s on a loaded one (16 busy processes on 2 cores); a read cut by
             this cap ends with ``... truncated (timeout after N s)``.
@@ -87,12 +100,13 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         task_id: str | None = None,
         backend: str | Backend = "local",
         *,
-        observation: Sequence[str] = DEFAULT_OBSERVATION,
+        observation: Sequence[str] | str = DEFAULT_OBSERVATION,
         coordinates: str = "pixel",
         action_set: ActionSet | None = None,
         max_steps: int | None = None,
         a11y_max_nodes: int = 300,
         a11y_timeout: float = 15.0,
+        a11y_format: str = "text",
         action_mode: str = "hybrid",
         api_scope: str = "focused",
         app_info_max_chars: int = 3000,
@@ -105,6 +119,16 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if isinstance(observation, str):
+            if observation not in OBSERVATION_PRESETS:
+                raise ValueError(
+                    f"unknown observation type {observation!r}; known: {', '.join(OBSERVATION_PRESETS)} "
+                    "(or pass the parts as a tuple)"
+                )
+            observation = OBSERVATION_PRESETS[observation]
+        if a11y_format not in A11Y_FORMATS:
+            raise ValueError(f"unknown a11y_format {a11y_format!r}; known: {', '.join(A11Y_FORMATS)}")
+        self.a11y_format = a11y_format
         unknown = [key for key in observation if key not in OBSERVATION_KEYS]
         if unknown:
             raise ValueError(f"unknown observation parts {unknown}; known: {', '.join(OBSERVATION_KEYS)}")
@@ -150,6 +174,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._observation_cost = PartTimer()  # seconds per part of the latest observation
         self._reset_phases = PartTimer()  # seconds per phase of the latest reset (info['reset_phase_seconds'])
         self._prefetcher = Prefetcher()  # reads the a11y tree while the other parts are read
+        self._elements = ElementTable()  # the element ids of the latest observation
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -323,7 +348,9 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             if refusal is not None:
                 outcome = ActionOutcome(error=refusal)
                 break
-            outcome = execute(typed, self._client, self._client.screen_size(), allowance=allowance)
+            outcome = execute(
+                typed, self._client, self._client.screen_size(), allowance=allowance, elements=self._elements
+            )
             if outcome.result:
                 results.append(outcome.result)
             if outcome.error or outcome.terminal:
@@ -432,23 +459,27 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         observation: dict[str, Any] = {}
         cost = self._observation_cost
         tree_request = None
-        if "a11y_tree" in parts and not crashed:  # the slowest part: read while the others are
+        needs_tree = any(part in parts for part in _TREE_PARTS)
+        if needs_tree and not crashed:  # the slowest part: read while the others are
             read_tree = lambda: self._safe(  # noqa: E731
                 lambda: self._client.a11y_tree(True, self.a11y_max_nodes, self.a11y_timeout), "a11y_tree"
             )
             tree_request = self._prefetcher.submit(cost.timed("a11y_tree", read_tree))
         if "instruction" in parts:
             observation["instruction"] = self._instruction
-        if "screenshot" in parts:
+        shot = None
+        if "screenshot" in parts or "som_screenshot" in parts:
             with cost.part("screenshot"):
                 shot = None if crashed else self._safe(self._client.screenshot, "screenshot")
             if shot is None:
                 width, height = self.backend.screen_size
                 shot = np.zeros((height, width, 3), dtype=np.uint8)
             self._last_screenshot = shot
-            observation["screenshot"] = shot
-        if "a11y_tree" in parts:
-            observation["a11y_tree"] = ""  # keeps its place in the dict; filled below once read
+            if "screenshot" in parts:
+                observation["screenshot"] = shot
+        for part in _TREE_PARTS:
+            if part in parts:
+                observation[part] = ""  # keeps its place in the dict; filled below once read
         focus = None
         if "app_info" in parts or "api" in parts or self.exposure.follows_focus:
             focus = self._observe_apis(observation, crashed)
@@ -463,9 +494,34 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             observation["last_action_result"] = self._for_agent(result or "")
         if "last_action_error" in parts:
             observation["last_action_error"] = self._for_agent(error or "")
-        if tree_request is not None:
-            observation["a11y_tree"] = self._for_agent(tree_request.result() or "")
+        tree = self._for_agent(tree_request.result() or "") if tree_request is not None else ""
+        self._fill_tree_parts(observation, tree, shot)
         return observation
+
+    def _fill_tree_parts(self, observation: dict[str, Any], tree: str, shot: np.ndarray | None) -> None:
+        """Number the tree's elements and write the parts that come from the tree."""
+        parts = self.observation_parts
+        numbering = self.action_set.offers_elements or "som_screenshot" in parts or "elements" in parts
+        if numbering:
+            tree_with_ids, self._elements = number_elements(tree, observation=self._steps)
+        else:
+            tree_with_ids, self._elements = tree, ElementTable(self._steps)
+        if "a11y_tree" in parts:
+            if self.a11y_format == "osworld":
+                marks = "som_screenshot" in parts
+                observation["a11y_tree"] = osworld_marks(self._elements) if marks else osworld_tree(tree)
+            else:
+                observation["a11y_tree"] = tree_with_ids
+        if "elements" in parts:
+            observation["elements"] = self._elements.to_json()
+        if "som_screenshot" in parts and shot is not None:
+            with self._observation_cost.part("som_screenshot"):
+                observation["som_screenshot"], _ = draw_marks(shot, self._elements)
+
+    @property
+    def elements(self) -> ElementTable:
+        """The element ids of the latest observation (what ``click(element=N)`` refers to)."""
+        return self._elements
 
     def _for_agent(self, text: str) -> str:
         """``text`` with the session home written ``~``: the agent never sees the host's workdir."""

@@ -23,6 +23,8 @@ OBSERVATION_KEYS = (
     "api",
     "last_action_result",
     "last_action_error",
+    "som_screenshot",
+    "elements",
 )
 
 # Sampling draws from printable ASCII plus a few non-ASCII characters so that code paths that
@@ -79,7 +81,7 @@ def observation_space(
     for key in include:
         if key not in OBSERVATION_KEYS:
             raise ValueError(f"unknown observation part {key!r}; known: {', '.join(OBSERVATION_KEYS)}")
-        if key == "screenshot":
+        if key in ("screenshot", "som_screenshot"):
             parts[key] = spaces.Box(0, 255, shape=(height, width, 3), dtype=np.uint8)
         else:
             parts[key] = Unicode(max_length=text_limit)

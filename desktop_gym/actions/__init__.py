@@ -5,7 +5,8 @@ pyautogui scripts, JSON tool calls, app API calls) into the typed actions below,
 ``execute`` performs them through the guest client.
 """
 
-from desktop_gym.actions.action_set import COORDINATE_MODES, ActionSet
+from desktop_gym.actions.action_set import COORDINATE_MODES, TARGET_MODES, ActionSet
+from desktop_gym.actions.element_actions import resolve_element_action
 from desktop_gym.actions.executor import (
     APP_ALIASES,
     ActionLimits,
@@ -23,6 +24,7 @@ from desktop_gym.actions.types import (
     ActionParseError,
     ApiCall,
     Click,
+    ClickElement,
     Done,
     Drag,
     Exit,
@@ -37,7 +39,10 @@ from desktop_gym.actions.types import (
     Press,
     Quote,
     Scroll,
+    ScrollElement,
+    SelectOption,
     SwitchWindow,
+    TypeIntoElement,
     TypeText,
     Wait,
 )
@@ -55,6 +60,7 @@ __all__ = [
     "ActionSpec",
     "ApiCall",
     "Click",
+    "ClickElement",
     "Done",
     "Drag",
     "Exit",
@@ -69,13 +75,18 @@ __all__ = [
     "Press",
     "Quote",
     "Scroll",
+    "ScrollElement",
+    "SelectOption",
     "StepAllowance",
     "SwitchWindow",
+    "TARGET_MODES",
+    "TypeIntoElement",
     "TypeText",
     "Wait",
     "execute",
     "normalize_key",
     "normalize_keys",
     "resolve_app_name",
+    "resolve_element_action",
     "resolve_point",
 ]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 # The vocabulary modules register their specs on import.
-from desktop_gym.actions import computer13, computerrl, pyautogui_calls  # noqa: F401
+from desktop_gym.actions import computer13, computerrl, element_actions, pyautogui_calls  # noqa: F401
 from desktop_gym.actions.parsing import (
     MAX_TEXT_CHARS,
     CallSite,
@@ -25,6 +25,14 @@ from desktop_gym.actions.spec import STYLES, ActionSpec, ParseContext, custom_ac
 from desktop_gym.actions.types import ACTION_TYPES, Action, ActionParseError, ApiCall, Done, Exit, Fail
 
 COORDINATE_MODES = ("pixel", "normalized")
+#: What GUI actions aim at: screen coordinates, element ids of the observation, or either.
+TARGET_MODES = ("both", "coordinates", "elements")
+#: Parameters that take a screen position: an action with one is a coordinate action.
+ELEMENTS_NOTE = (
+    'An element id is a number in brackets in the accessibility tree ([17] push button "Save") and on the '
+    "set-of-marks screenshot; it holds for the latest observation."
+)
+_COORDINATE_PARAMS = frozenset({"coordinates", "x", "y", "drag_from_coordinates", "drop_on_coordinates"})
 _STYLE_TITLES = {
     "computerrl": "GUI actions (ComputerRL)",
     "computer_13": "GUI actions (OSWorld computer_13)",
@@ -51,6 +59,10 @@ class ActionSet:
         max_chars: The longest agent text :meth:`parse` reads (64 KiB, as ``DesktopEnv``'s action
             space); longer text is an ``ActionParseError`` at once. One text also holds at most
             :data:`~desktop_gym.actions.parsing.MAX_CALL_SITES` calls.
+        targets: What GUI actions aim at: ``"both"`` (default: ``click(coordinates=[x, y])`` and
+            ``click(element=17)``), ``"coordinates"`` (no element actions) or ``"elements"`` (element
+            ids only; actions that take a screen position are left out). Element ids are the numbers
+            of the observation's accessibility tree and set-of-marks screenshot.
 
     Raises:
         ValueError: an unknown style or coordinate mode, a custom action whose name is taken, or
@@ -69,10 +81,14 @@ class ActionSet:
         api_classes: Mapping[str, object] | None = None,
         custom_actions: Sequence[Callable[..., Any] | ActionSpec] = (),
         max_chars: int = MAX_TEXT_CHARS,
+        targets: str = "both",
     ) -> None:
         if max_chars < 1:
             raise ValueError(f"max_chars must be at least 1, got {max_chars}")
+        if targets not in TARGET_MODES:
+            raise ValueError(f"unknown targets {targets!r}; choose one of {TARGET_MODES}")
         self.max_chars = max_chars
+        self.targets = targets
         if style != "all" and style not in STYLES:
             raise ValueError(f"unknown action style {style!r}; choose one of {(*STYLES, 'all')}")
         if coordinates not in COORDINATE_MODES:
@@ -82,7 +98,7 @@ class ActionSet:
         self.api_classes: dict[str, object] = dict(api_classes or {})
         self._context = ParseContext(normalized=coordinates == "normalized")
         styles = set(STYLES) if style == "all" else {style}
-        built_in = tuple(s for s in registered_specs() if s.styles & styles)
+        built_in = tuple(s for s in registered_specs() if s.styles & styles and _aims_at(s, targets))
         self.custom_actions = _custom_specs(custom_actions, _index(built_in))
         self._specs = built_in + self.custom_actions
         self._by_name = _index(self._specs)
@@ -93,7 +109,13 @@ class ActionSet:
     def __repr__(self) -> str:
         apis = f", api_classes={sorted(self.api_classes)}" if self.api_classes else ""
         custom = f", custom_actions={[s.name for s in self.custom_actions]}" if self.custom_actions else ""
-        return f"ActionSet(style={self.style!r}, coordinates={self.coordinates!r}{apis}{custom})"
+        targets = f", targets={self.targets!r}" if self.targets != "both" else ""
+        return f"ActionSet(style={self.style!r}, coordinates={self.coordinates!r}{targets}{apis}{custom})"
+
+    @property
+    def offers_elements(self) -> bool:
+        """Whether actions may name element ids (the env then numbers the observation's elements)."""
+        return any(_is_element_spec(s) for s in self._specs)
 
     def with_api_classes(self, api_classes: Mapping[str, object]) -> ActionSet:
         """This set (same style, coordinates and custom actions) with other API classes.
@@ -202,6 +224,10 @@ class ActionSet:
             )
         else:
             coords = "Coordinates are screen pixels from the top-left corner."
+        if self.targets == "elements":
+            coords = ELEMENTS_NOTE
+        elif self.offers_elements:
+            coords += " " + ELEMENTS_NOTE
         lines = [f"Answer with one action call per line, in Python syntax. {coords}"]
         shown: set[str] = set()
         for style in STYLES:
@@ -305,6 +331,19 @@ class ActionSet:
                     raise ActionParseError(f"{display}() got multiple values for argument {name!r}")
                 kwargs[name] = value
         return ApiCall(class_name, method_name, kwargs)
+
+
+def _is_element_spec(spec: ActionSpec) -> bool:
+    return any(p.name == "element" for p in spec.params)
+
+
+def _aims_at(spec: ActionSpec, targets: str) -> bool:
+    """Whether ``spec`` belongs in a set whose GUI actions aim at ``targets``."""
+    if targets == "coordinates":
+        return not _is_element_spec(spec)
+    if targets == "elements":
+        return not any(p.name in _COORDINATE_PARAMS for p in spec.params)
+    return True
 
 
 def _only_parse_errors(parse: Any) -> list[Action]:

@@ -23,10 +23,12 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from desktop_gym.actions import types as act
+from desktop_gym.actions.element_actions import resolve_element_action
 from desktop_gym.actions.spec import NORMALIZED_MAX
 from desktop_gym.actions.types import ACTION_TYPES, Action, ActionOutcome
 from desktop_gym.apps.spec import app_aliases
-from desktop_gym.errors import CoordinateError, LimitError
+from desktop_gym.elements.table import ElementTable
+from desktop_gym.errors import CoordinateError, ElementError, LimitError
 from desktop_gym.guest.types import GuestError
 
 if TYPE_CHECKING:
@@ -177,6 +179,7 @@ def execute(
     *,
     sleep: Callable[[float], None] = time.sleep,
     allowance: StepAllowance | None = None,
+    elements: ElementTable | None = None,
 ) -> ActionOutcome:
     """Perform one typed action on the desktop.
 
@@ -187,6 +190,8 @@ def execute(
         sleep: How ``Wait`` pauses (injectable for tests).
         allowance: The step's remaining limits, shared by the actions of one step; a fresh
             default :class:`StepAllowance` when None.
+        elements: The element ids of the observation the step answers, for actions that name an
+            element (``click(element=17)``); an id not in it is an error naming the id.
 
     Returns:
         The outcome; ``error`` is set (prefixed by the action name) when the action failed.
@@ -196,9 +201,10 @@ def execute(
     name = action_name(action)
     allowance = allowance or StepAllowance()
     try:
+        action = resolve_element_action(action, elements)
         allowance.check(action)
         return _perform(action, client, screen_size, sleep, allowance)
-    except (GuestError, CoordinateError, LimitError) as exc:
+    except (GuestError, CoordinateError, LimitError, ElementError) as exc:
         return ActionOutcome(error=f"{name}: {exc}")
     except (ValueError, TypeError, OverflowError) as exc:
         # A typed action built by hand with values the guest protocol cannot carry (protobuf

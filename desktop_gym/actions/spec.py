@@ -9,6 +9,7 @@ The function's first parameter is a :class:`ParseContext`; the others are what t
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import inspect
 from collections.abc import Callable, Iterable
@@ -101,6 +102,8 @@ class ActionSpec:
         summary: The docstring's first line.
         aliases: Other names that call it (``"move_to"`` for ``"MOVE_TO"``).
         build: The spec function; takes a :class:`ParseContext` and the checked arguments.
+        schema_name: Its name in tool schemas when two specs share ``name`` (``"click_element"``
+            beside ``click(coordinates)``: schema names must differ); "" for ``name`` without dots.
     """
 
     name: str
@@ -109,11 +112,12 @@ class ActionSpec:
     summary: str
     aliases: tuple[str, ...]
     build: Callable[..., Action | list[Action]]
+    schema_name: str = ""
 
     @property
     def tool_name(self) -> str:
         """The name in tool schemas (OpenAI names allow no dots)."""
-        return self.name.replace(".", "_")
+        return self.schema_name or self.name.replace(".", "_")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -183,7 +187,7 @@ class ActionSpec:
 
 
 def action(
-    name: str | None = None, *, styles: Iterable[str], aliases: Iterable[str] = ()
+    name: str | None = None, *, styles: Iterable[str], aliases: Iterable[str] = (), schema_name: str = ""
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a spec function as an agent-facing action.
 
@@ -191,6 +195,7 @@ def action(
         name: The action's name; defaults to the function's name.
         styles: Vocabularies that offer it (see :data:`STYLES`).
         aliases: Other names that call it.
+        schema_name: Its tool-schema name where another spec of its styles has the same ``name``.
 
     Returns:
         A decorator that registers the function and returns it unchanged.
@@ -198,6 +203,8 @@ def action(
 
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
         spec = spec_from_function(func, name or func.__name__, styles, aliases)
+        if schema_name:
+            spec = dataclasses.replace(spec, schema_name=schema_name)
         _REGISTRY.append(spec)
         return func
 

@@ -171,6 +171,48 @@ class ApiCall:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ClickElement:
+    """Click element ``element`` of the latest observation (its box's centre)."""
+
+    element: int
+    button: str = "left"
+    num_clicks: int = 1
+
+
+@dataclass(frozen=True)
+class TypeIntoElement:
+    """Click element ``element`` of the latest observation, then type as :class:`TypeText` does."""
+
+    element: int
+    text: str = ""
+    overwrite: bool = False
+    enter: bool = False
+
+
+@dataclass(frozen=True)
+class ScrollElement:
+    """Scroll by notches over element ``element`` of the latest observation."""
+
+    element: int
+    dx: int = 0
+    dy: int = 0
+
+
+@dataclass(frozen=True)
+class SelectOption:
+    """Choose ``option`` in element ``element`` (a combo box or list): click it, type the option, Enter."""
+
+    element: int
+    option: str
+
+
+#: Actions that name an element of the latest observation; the executor resolves them to the
+#: element's box with the observation's :class:`~desktop_gym.elements.ElementTable`.
+ElementAction = ClickElement | TypeIntoElement | ScrollElement | SelectOption
+ELEMENT_ACTION_TYPES: tuple[type, ...] = ElementAction.__args__
+
+
 Action = (
     MoveTo
     | Click
@@ -191,6 +233,10 @@ Action = (
     | Fail
     | Exit
     | ApiCall
+    | ClickElement
+    | TypeIntoElement
+    | ScrollElement
+    | SelectOption
 )
 
 ACTION_TYPES: tuple[type, ...] = Action.__args__

@@ -77,4 +77,4 @@ def _without_screenshot(observation: Mapping[str, Any], vision: bool) -> Mapping
     """The observation as history keeps it (screenshots only when the prompt shows them)."""
     if vision:
         return observation
-    return {key: value for key, value in observation.items() if key != "screenshot"}
+    return {key: value for key, value in observation.items() if key not in ("screenshot", "som_screenshot")}

@@ -163,7 +163,9 @@ def omitted_text(observation: Mapping[str, Any]) -> str:
 
 
 def _user_message(observation: Mapping[str, Any], text: str, with_image: bool) -> Message:
-    screenshot = observation.get("screenshot")
+    screenshot = observation.get("som_screenshot")  # the marked image, where the env draws one
+    if screenshot is None:
+        screenshot = observation.get("screenshot")
     if with_image and screenshot is not None:
         return {"role": "user", "content": [{"type": "image", "image": screenshot}, {"type": "text", "text": text}]}
     return {"role": "user", "content": text}

@@ -23,6 +23,7 @@ from .actions import (
     ActionParseError,
     ArgumentError,
     CoordinateError,
+    ElementError,
     LimitError,
 )
 from .apigen import (
@@ -171,6 +172,7 @@ __all__ = [
     "ConfigError",
     "CoordinateError",
     "DesktopGymError",
+    "ElementError",
     "ERROR_CODE_METADATA_KEY",
     "EngineUnavailableError",
     "EnvBusyError",

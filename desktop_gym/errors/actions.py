@@ -23,3 +23,7 @@ class LimitError(ActionError, ValueError, code="action_limit"):
 
 class CoordinateError(ActionError, ValueError, code="coordinate"):
     """A coordinate lies outside the screen (or outside 0-1000 when normalized)."""
+
+
+class ElementError(ActionError, ValueError, code="element"):
+    """An action names an element id that the latest observation does not have (or has no elements)."""

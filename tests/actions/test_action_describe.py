@@ -76,7 +76,7 @@ def test_schema_arguments_parse_as_tool_calls_and_as_python(style: str, coordina
         if function["name"] in ("CLICK", "RIGHT_CLICK", "DOUBLE_CLICK", "pyautogui_click"):
             full["x"], full["y"] = 10, 20
         for arguments in (required, full):
-            if function["name"] == "type" and not arguments:
+            if function["name"] in ("type", "type_into_element") and not arguments:
                 continue  # type() with nothing to type is refused on purpose
             call = {
                 "type": "function",

@@ -45,6 +45,7 @@ QUIET_FLAGS = (
     "--password-store=basic",
     "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
     "--start-maximized",
+    "--force-renderer-accessibility",  # the page on the accessibility bus: element ids, a11y text
 )
 
 #: Where a task puts the sites' data for the next browser, relative to the home; the launch moves it
