@@ -47,6 +47,15 @@ from .files import (
     verify_file_sha256,
     verify_text_file,
 )
+from .image_edits import (
+    image_grid,
+    verify_image_brightness,
+    verify_image_close_to,
+    verify_image_color_count,
+    verify_image_grayscale,
+    verify_image_properties,
+    verify_image_region_ink,
+)
 from .images import image_fingerprint, verify_image_similar
 from .pdf_text import pdf_page_texts, verify_pdf_text
 from .presentation_media import (
@@ -108,6 +117,13 @@ __all__ = [
     "pdf_page_texts",
     "verify_image_similar",
     "image_fingerprint",
+    "image_grid",
+    "verify_image_brightness",
+    "verify_image_close_to",
+    "verify_image_color_count",
+    "verify_image_grayscale",
+    "verify_image_properties",
+    "verify_image_region_ink",
     "equation_count",
     "verify_docx_equations",
     "verify_pptx_orientation",

@@ -85,6 +85,12 @@ FILE_VERIFIER_KWARGS: dict[str, dict[str, Any]] = {
     "archive_members": {"expected": {"a.txt": None}},
     "pdf_text": {"pages": ["x"]},
     "image_similar": {"width": 1, "height": 1, "thumbnail": [0] * 768},
+    "image_properties": {"format": "png"},
+    "image_close_to": {"width": 1, "height": 1, "grid": [0, 0, 0], "cells": 1},
+    "image_grayscale": {},
+    "image_color_count": {"max_colors": 2},
+    "image_brightness": {"low": 0, "high": 255},
+    "image_region_ink": {"box": [0, 0, 1, 1], "color": [0, 0, 0]},
 }
 
 BROKEN_FILES = {
