@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"[reset] {args.task} seed={seed} in {info['reset_seconds']:.2f}s")
             print(f"[task ] {info['instruction']}")
             out = Path(args.out) / f"{args.task}-seed{seed}"
-            recorder = TrajectoryRecorder(out)
+            recorder = TrajectoryRecorder(out, video=args.video)
             recorder.start(observation, {**info, "seed": seed}, describe=env.describe())
             well_formed = well_formed_checker(env)
             policy = _policy(args.agent, env, info)
@@ -134,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--episodes", type=int, default=1)
     run.add_argument("--out", default="runs", help="folder for trajectories")
+    run.add_argument("--video", action="store_true", help="also write each episode as a video (episode.webm)")
     run.set_defaults(handler=cmd_run)
     add_tasks_commands(sub)  # tasks [list | check | import-osworld]
     add_eval_commands(sub)  # eval

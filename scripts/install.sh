@@ -19,6 +19,8 @@ APT_PACKAGES=(
   podman runc catatonit debootstrap
   # the qemu backend: the VM, qcow2 tools, and mkfs.ext4 -d for the guest disk build
   qemu-system-x86 qemu-utils e2fsprogs
+  # episode videos (desktop-gym run --video)
+  ffmpeg
 )
 
 if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi

@@ -7,12 +7,14 @@ trajectory is never touched (the recorder takes ``<folder>-1``, ``-2``, ... inst
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Any
 
 from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
 
+log = logging.getLogger(__name__)
 PROMPT_PARTS = ("instruction", "focused_app", "app_info", "a11y_tree", "last_action_result", "last_action_error")
 
 
@@ -22,10 +24,15 @@ def _text_parts(observation: dict[str, Any]) -> dict[str, Any]:
 
 class TrajectoryRecorder:
     """Writes one episode below ``folder``: call ``start`` after ``reset``, ``record`` after each ``step``,
-    ``finish`` at the end. ``self.folder`` is where it went (a taken name gets a suffix)."""
+    ``finish`` at the end. ``self.folder`` is where it went (a taken name gets a suffix).
 
-    def __init__(self, folder: Path | str) -> None:
+    With ``video=True``, ``finish`` also writes ``episode.webm`` from the screenshots, one step a second
+    (:mod:`desktop_gym.episode.video`); the replay page and the trajectory viewer play it. A video that
+    cannot be written is logged and left out: the trajectory itself is complete either way."""
+
+    def __init__(self, folder: Path | str, video: bool = False) -> None:
         self._requested = Path(folder)
+        self.video = video
         self._writer: TrajectoryWriter | None = None
         self._started = 0.0
 
@@ -84,5 +91,21 @@ class TrajectoryRecorder:
         if self._writer is None:
             raise RuntimeError("TrajectoryRecorder.finish called before start")
         self._writer.trajectory.seconds = time.perf_counter() - self._started
+        if self.video:
+            self._write_video()
         folder = self._writer.end()
         return folder / "index.html"
+
+    def _write_video(self) -> None:
+        from desktop_gym.episode.video import write_video
+        from desktop_gym.errors import VideoError
+
+        assert self._writer is not None
+        trajectory = self._writer.trajectory
+        frames = [trajectory.meta.get("reset_screenshot"), *(step.screenshot for step in trajectory.steps)]
+        try:
+            video = write_video(self._writer.folder, [name for name in frames if name])
+        except VideoError as error:
+            log.warning("no episode video for %s: %s", self._writer.folder, error)
+            return
+        trajectory.meta["video"] = video.name

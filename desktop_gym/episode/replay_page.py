@@ -8,7 +8,7 @@ from desktop_gym.episode.trajectory import Trajectory
 
 _STYLE = (
     "body{font:14px sans-serif;margin:2em;max-width:1300px}section{border-top:1px solid #ccc;padding:.5em 0}"
-    "img{max-width:100%;border:1px solid #999}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
+    "img,video{max-width:100%;border:1px solid #999}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
     ".err{color:#b00}.ok{color:#070}"
 )
 
@@ -17,6 +17,9 @@ def replay_page(trajectory: Trajectory, reset_screenshot: str | None = None) -> 
     """The page: title, instruction, the reset screenshot, then one card per step and the verdict."""
     title = html.escape(trajectory.task_id or "trajectory")
     cards = []
+    video = trajectory.meta.get("video")
+    if video:
+        cards.append(f"<section><h2>video</h2><video src='{html.escape(str(video))}' controls></video></section>")
     if reset_screenshot:
         cards.append(f"<section><h2>reset</h2><img src='{html.escape(reset_screenshot)}' loading=lazy></section>")
     for step in trajectory.steps:

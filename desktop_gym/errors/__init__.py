@@ -80,6 +80,7 @@ from .env import (
     UnknownEnvError,
     UnsendableActionError,
     VectorStepError,
+    VideoError,
     episode_not_started_error,
 )
 from .guest import (
@@ -227,6 +228,7 @@ __all__ = [
     "UnoTimeoutError",
     "UnsendableActionError",
     "VectorStepError",
+    "VideoError",
     "VerifierError",
     "WaitTimeoutError",
     "WindowNotFoundError",

@@ -85,3 +85,7 @@ def episode_not_started_error() -> type[DesktopGymError]:
         "EpisodeNotStartedError",
     )
     return EpisodeNotStartedError
+
+
+class VideoError(DesktopGymError, code="video"):
+    """An episode video could not be written (no ffmpeg, no frames, or ffmpeg failed); the message says why."""

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_gym.episode.trajectory import load_trajectories, read_trajectory
+from desktop_gym.episode.video import VIDEO_FILE
 
 MAX_LISTED = 5_000  # episodes listed at most
 MAX_TEXT = 20_000  # characters of a11y tree / app_info sent per step
@@ -98,6 +99,7 @@ def episode(root: Path, relative: str) -> dict[str, Any]:
         "seed": trajectory.seed,
         "instruction": trajectory.instruction,
         "reset_screenshot": f"/files/{prefix}{reset_shot}" if reset_shot else None,
+        "video": f"/files/{prefix}{VIDEO_FILE}" if (folder / VIDEO_FILE).is_file() else None,
         "steps": steps,
         "success": trajectory.success,
         "complete": trajectory.complete,

@@ -92,7 +92,7 @@ def test_dashboard_shows_live_envs_whose_thumbnails_follow_the_desktop(browser: 
 
 def test_viewer_steps_through_a_recorded_trajectory_to_its_verdict(browser: Any, shots: Path, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
-    assert desktop_gym_main(["run", "--task", TASK, "--agent", "oracle", "--out", str(runs)]) == 0
+    assert desktop_gym_main(["run", "--task", TASK, "--agent", "oracle", "--out", str(runs), "--video"]) == 0
     with WebServer(create_app(root=runs)) as web:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(f"{web.url}/view")
@@ -114,6 +114,12 @@ def test_viewer_steps_through_a_recorded_trajectory_to_its_verdict(browser: Any,
         assert page.locator("#verdict-text").inner_text().startswith("SUCCESS")
         _wait(lambda: page.locator("#screen").evaluate("img => img.naturalWidth") > 0, 10, "the step's screenshot")
         page.screenshot(path=str(shots / "viewer-episode.png"), full_page=True)
+        # The episode video: one second a step; moving its time moves the step shown.
+        assert page.locator("#video-panel").is_visible()
+        _wait(lambda: page.locator("#video").evaluate("v => v.readyState") >= 1, 10, "the video's metadata")
+        assert round(page.locator("#video").evaluate("v => v.duration")) == steps + 1
+        page.locator("#video").evaluate("v => { v.currentTime = 1.5; }")
+        _wait(lambda: page.locator("#position").inner_text().startswith("step 1 of"), 10, "the step at 1.5 s")
         page.close()
 
 

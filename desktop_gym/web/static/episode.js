@@ -86,6 +86,13 @@ async function load() {
     button.addEventListener("click", () => show(k));
     timeline.appendChild(button);
   }
+  if (episode.video) {
+    const video = document.getElementById("video");
+    video.src = episode.video;
+    document.getElementById("video-panel").hidden = false;
+    // One frame a step, one second each: the video's second k is position k.
+    video.addEventListener("timeupdate", () => { const k = Math.floor(video.currentTime); if (k !== position) show(k); });
+  }
   show(0);
 }
 document.getElementById("prev").addEventListener("click", () => show(position - 1));
