@@ -2,6 +2,6 @@
 OSWorld's observation types.
 """
 
-from .table import ACTIONABLE_ROLES, Element, ElementTable, number_elements, parse_line
+from .table import ACTIONABLE_ROLES, Element, ElementTable, number_elements
 
-__all__ = ["ACTIONABLE_ROLES", "Element", "ElementTable", "number_elements", "parse_line"]
+__all__ = ["ACTIONABLE_ROLES", "Element", "ElementTable", "number_elements"]

@@ -9,7 +9,9 @@ the tree as OSWorld's agents read it: a tab-separated table with the header
 
 from __future__ import annotations
 
-from .table import ElementTable, parse_line
+from desktop_gym.guest.a11y_text import parse_line
+
+from .table import ElementTable
 
 #: The parts every preset shares: the task, the focus, the offered APIs and the last action's feedback.
 _COMMON = ("instruction", "focused_app", "api", "last_action_result", "last_action_error")

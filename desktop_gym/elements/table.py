@@ -11,9 +11,10 @@ came from, for the actions that name an element (``click(element=17)``).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from desktop_gym.guest.a11y_text import A11yLine, parse_line
 
 #: Roles an agent can click, type into, scroll or select in (AT-SPI's names).
 ACTIONABLE_ROLES = frozenset(
@@ -26,15 +27,10 @@ ACTIONABLE_ROLES = frozenset(
 )
 #: The most elements one observation numbers (a tree text holds at most ``a11y_max_nodes`` lines anyway).
 MAX_ELEMENTS = 5000
-#: The longest line the parser reads; longer lines are passed over (the guest caps names at 80 chars).
+#: The longest line read for an id; longer lines are passed over (the guest caps names at 80 chars).
 MAX_LINE_CHARS = 4000
-
-_TAIL = re.compile(
-    r"^(?P<disabled> \[disabled\])?(?: \[(?P<states>[a-z, ]+)\])?"
-    r"(?: @\((?P<x>-?\d{1,9}),(?P<y>-?\d{1,9}),(?P<w>\d{1,9}),(?P<h>\d{1,9})\))?(?: \{.*\})?$",
-    re.DOTALL,
-)
-_DECODER = json.JSONDecoder()
+#: The order the tree writes states in (``guest.a11y._SHOWN_STATES``), kept in ``Element.states``.
+_STATE_ORDER = ("focused", "selected", "checked", "pressed", "expanded", "editable", "modal", "indeterminate")
 
 
 @dataclass(frozen=True)
@@ -75,59 +71,15 @@ class Element:
         }
 
 
-@dataclass(frozen=True)
-class ParsedLine:
-    """One line of tree text, taken apart (``None`` fields: not on the line)."""
-
-    indent: str
-    role: str
-    name: str
-    text: str
-    disabled: bool
-    states: tuple[str, ...]
-    box: tuple[int, int, int, int] | None
-
-
-def parse_line(line: str) -> ParsedLine | None:
-    """Take one tree line apart; None for a line that is not a node (``... truncated``) or malformed.
-
-    Never raises: the text comes from apps, whose names may hold anything.
-    """
-    if len(line) > MAX_LINE_CHARS:
-        return None
-    body = line.lstrip(" ")
-    indent = line[: len(line) - len(body)]
-    role, sep, rest = body.partition(' "')
-    if not sep or not role or '"' in role:
-        return None
-    try:
-        name, end = _DECODER.raw_decode('"' + rest)
-        rest = ('"' + rest)[end:]
-        text = ""
-        if rest.startswith(" text="):
-            text, end = _DECODER.raw_decode(rest, len(" text="))
-            rest = rest[end:]
-    except (json.JSONDecodeError, ValueError):
-        return None
-    if not isinstance(name, str) or not isinstance(text, str):
-        return None
-    tail = _TAIL.match(rest)
-    if tail is None:
-        return None
-    states = tuple(s.strip() for s in (tail["states"] or "").split(",") if s.strip())
-    box = None
-    if tail["x"] is not None:
-        box = (int(tail["x"]), int(tail["y"]), int(tail["w"]), int(tail["h"]))
-    return ParsedLine(indent, role, name, text, bool(tail["disabled"]), states, box)
-
-
-def _actionable(parsed: ParsedLine) -> bool:
+def _actionable(node: A11yLine | None) -> bool:
     return (
-        parsed.role in ACTIONABLE_ROLES
-        and not parsed.disabled
-        and parsed.box is not None
-        and parsed.box[2] > 0
-        and parsed.box[3] > 0
+        node is not None
+        and node.role in ACTIONABLE_ROLES
+        and node.enabled
+        and node.element is None
+        and node.box is not None
+        and node.box[2] > 0
+        and node.box[3] > 0
     )
 
 
@@ -183,12 +135,14 @@ def number_elements(tree_text: str, observation: int = 0) -> tuple[str, ElementT
     elements: list[Element] = []
     out: list[str] = []
     for line in lines:
-        parsed = parse_line(line) if len(elements) < MAX_ELEMENTS else None
-        if parsed is None or not _actionable(parsed):
+        node = parse_line(line) if len(elements) < MAX_ELEMENTS and len(line) <= MAX_LINE_CHARS else None
+        if not _actionable(node):
             out.append(line)
             continue
-        assert parsed.box is not None
-        element = Element(len(elements) + 1, parsed.role, parsed.name, parsed.text, parsed.box, parsed.states)
+        assert node is not None and node.box is not None
+        states = tuple(state for state in _STATE_ORDER if state in node.states)
+        element = Element(len(elements) + 1, node.role, node.name, node.text, node.box, states)
         elements.append(element)
-        out.append(f"{parsed.indent}[{element.id}] {line[len(parsed.indent) :]}")
+        indent = len(line) - len(line.lstrip(" "))
+        out.append(f"{line[:indent]}[{element.id}] {line[indent:]}")
     return "\n".join(out), ElementTable(observation, tuple(elements))

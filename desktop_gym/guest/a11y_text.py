@@ -1,7 +1,9 @@
 """The one reader of the linearized accessibility tree that :func:`a11y.linearize_tree` writes.
 
 A line reads ``<indent><role> "<name>" text="<text>" [disabled] [<states>] @(x,y,w,h) {<summary>}``
-(two spaces per depth; every part after the name is optional). GUI oracles of every suite read
+(two spaces per depth; every part after the name is optional). In an env's observation an
+actionable line also carries its element id after the indent: ``  [17] push button "Save" ...``
+(:mod:`desktop_gym.elements`). GUI oracles of every suite read
 the observation's ``a11y_tree`` through :func:`parse_tree` and :func:`find_node`; a test checks the
 reader against the writer. Pure text: importable without AT-SPI.
 """
@@ -18,7 +20,7 @@ from desktop_gym.errors import A11yNodeNotFoundError
 Box = tuple[int, int, int, int]
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _LINE = re.compile(
-    rf"^(?P<indent> *)(?P<role>[a-z][a-z -]*?) (?P<name>{_STRING})"
+    rf"^(?P<indent> *)(?:\[(?P<element>\d{{1,9}})\] )?(?P<role>[a-z][a-z -]*?) (?P<name>{_STRING})"
     rf"(?: text=(?P<text>{_STRING}))?"
     r"(?P<disabled> \[disabled\])?"
     r"(?: \[(?P<states>[a-z ]+(?:, [a-z ]+)*)\])?"
@@ -42,6 +44,7 @@ class A11yLine:
         summary: The ``{...}`` summary of a node that manages its descendants (a grid), or None.
         tail: What follows the name on the line, as written.
         line: The line as written.
+        element: Its element id in an env observation (``[17]`` before the role), else None.
     """
 
     depth: int
@@ -54,6 +57,7 @@ class A11yLine:
     summary: str | None
     tail: str
     line: str
+    element: int | None = None
 
     @property
     def center(self) -> tuple[int, int]:
@@ -79,17 +83,23 @@ def parse_line(line: str) -> A11yLine | None:
     if match is None:
         return None
     box = tuple(int(value) for value in match["box"].split(",")) if match["box"] else None
+    try:  # the writer's json.dumps never leaves a bad escape or a raw control character; other text may
+        name = json.loads(match["name"], strict=False)
+        text = json.loads(match["text"], strict=False) if match["text"] else ""
+    except ValueError:
+        return None
     return A11yLine(
         depth=len(match["indent"]) // 2,
         role=match["role"],
-        name=json.loads(match["name"]),
-        text=json.loads(match["text"]) if match["text"] else "",
+        name=name,
+        text=text,
         states=frozenset(match["states"].split(", ")) if match["states"] else frozenset(),
         enabled=match["disabled"] is None,
         box=box,  # type: ignore[arg-type]
         summary=match["summary"],
         tail=line[match.end("name") :],
         line=line,
+        element=int(match["element"]) if match["element"] else None,
     )
 
 

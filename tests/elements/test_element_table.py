@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_gym.actions import ActionSet, Click, ClickElement, Scroll, SelectOption, TypeText, resolve_element_action
-from desktop_gym.elements import ElementTable, number_elements, parse_line
+from desktop_gym.elements import ElementTable, number_elements
 from desktop_gym.errors import ElementError
+from desktop_gym.guest.a11y_text import find_node, parse_line, parse_tree
 
 TREE = "\n".join(
     [
@@ -165,3 +166,20 @@ def test_every_numbered_line_keeps_its_own_box(nodes: list[tuple[str, str, bool,
     assert [e.id for e in table] == list(range(1, len(expected) + 1))
     for element in table:
         assert f"[{element.id}] {element.role} " in text
+
+
+def test_the_tree_reader_of_gui_oracles_reads_numbered_lines_as_the_plain_ones() -> None:
+    numbered, _ = number_elements(TREE)
+    plain_nodes, numbered_nodes = parse_tree(TREE), parse_tree(numbered)
+    assert len(plain_nodes) == len(numbered_nodes) == 10
+    for plain, marked in zip(plain_nodes, numbered_nodes, strict=True):
+        assert (plain.role, plain.name, plain.text, plain.box, plain.states, plain.depth) == (
+            marked.role,
+            marked.name,
+            marked.text,
+            marked.box,
+            marked.states,
+            marked.depth,
+        )
+    assert [node.element for node in numbered_nodes if node.element] == [1, 2, 3, 4, 5]
+    assert find_node(numbered, "toggle button", "Bold").element == 3
