@@ -122,8 +122,9 @@ class GimpTools(AppTools):
         image = self._image()
         script = (
             f"(let* ((image {image}) (layer (car (gimp-image-get-active-drawable image))))"
-            " (gimp-image-undo-group-start image)"
-            f" (let ((value (begin {body} {result}))) (gimp-image-undo-group-end image) (gimp-displays-flush) value))"
+            " (gimp-image-undo-group-start image) (gimp-context-push)"
+            f" (let ((value (begin {body} {result})))"
+            " (gimp-context-pop) (gimp-image-undo-group-end image) (gimp-displays-flush) value))"
         )
         return self._eval(script)
 
@@ -168,8 +169,8 @@ class GimpTools(AppTools):
         self._eval(
             f"(let* ((image (car (gimp-image-new {w} {h} RGB)))"
             f' (layer (car (gimp-layer-new image {w} {h} RGB-IMAGE "Background" 100 LAYER-MODE-NORMAL))))'
-            f" (gimp-image-insert-layer image layer 0 0) (gimp-context-set-background {fill})"
-            " (gimp-drawable-fill layer FILL-BACKGROUND) (gimp-image-clean-all image)"
+            f" (gimp-image-insert-layer image layer 0 0) (gimp-context-push) (gimp-context-set-background {fill})"
+            " (gimp-drawable-fill layer FILL-BACKGROUND) (gimp-context-pop) (gimp-image-clean-all image)"
             " (gimp-display-new image) (gimp-displays-flush) image)"
         )
         return self.image_info()
@@ -261,18 +262,23 @@ class GimpTools(AppTools):
         self._change(f"(gimp-image-crop image {w} {h} {left} {top})")
         return self.image_info()
 
-    def resize_canvas(self, width: int, height: int, offset_x: int = 0, offset_y: int = 0) -> dict[str, Any]:
-        """Change the canvas size; the picture moves by the offset and new area takes the background color.
+    def resize_canvas(
+        self, width: int, height: int, offset_x: int = 0, offset_y: int = 0, fill: str = "#ffffff"
+    ) -> dict[str, Any]:
+        """Change the canvas size; the picture moves by the offset and new area takes the fill color
+        (layers with transparency stay transparent there).
 
         Args:
             width: New canvas width (1 to 8192).
             height: New canvas height (1 to 8192).
             offset_x: Where the old picture's left edge lands on the new canvas.
             offset_y: Where the old picture's top edge lands on the new canvas.
+            fill: The new area's color as '#rrggbb'.
         """
-        w, h = _side(width, "width"), _side(height, "height")
+        w, h, color = _side(width, "width"), _side(height, "height"), _color(fill)
+        x, y = _offset(offset_x, "offset_x"), _offset(offset_y, "offset_y")
         self._change(
-            f"(gimp-image-resize image {w} {h} {_offset(offset_x, 'offset_x')} {_offset(offset_y, 'offset_y')})"
+            f"(gimp-context-set-background {color}) (gimp-image-resize image {w} {h} {x} {y})"
             " (for-each (lambda (l) (gimp-layer-resize-to-image-size l))"
             " (vector->list (cadr (gimp-image-get-layers image))))"
         )
