@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from desktop_gym import DesktopEnv
+from desktop_gym.elements import number_elements
 from desktop_gym.observation_cost import PartTimer, Prefetcher
 
 
@@ -47,8 +48,9 @@ def test_reset_and_step_report_where_the_observation_time_went():
         # The tree read on the worker thread is the tree a direct read sees on the still screen.
         assert "table" in observation["a11y_tree"]
         # (The observation writes the session home as ``~``; the direct read shows the real path.)
+        # (It numbers the actionable lines: the element ids of the default action set.)
         direct = env.unwrapped._for_agent(env.client.a11y_tree(True, env.a11y_max_nodes))
-        assert observation["a11y_tree"] == direct
+        assert observation["a11y_tree"] == number_elements(direct)[0]
         assert observation in env.observation_space
     finally:
         env.close()
