@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (each registers its suite)
     chrome_office,
     chrome_pages,
     chrome_profile,
+    gimp_colors,
     gimp_transform,
     impress,
     multi,
