@@ -97,10 +97,19 @@ def scroll(
         amount: How many wheel notches.
     """
     x, y = ctx.point("coordinates", coordinates)
+    dx, dy = scroll_notches(direction, amount)
+    return Scroll(dx, dy, x, y, ctx.normalized)
+
+
+def scroll_notches(direction: str, amount: int) -> tuple[int, int]:
+    """``(dx, dy)`` wheel notches for ComputerRL's ``direction`` and ``amount``.
+
+    Raises:
+        ArgumentError: ``amount`` is not a positive number of notches.
+    """
     if amount < 1:
         raise ArgumentError(f"amount must be a positive number of notches, got {amount}")
-    dx, dy = {"up": (0, -amount), "down": (0, amount), "left": (-amount, 0), "right": (amount, 0)}[direction]
-    return Scroll(dx, dy, x, y, ctx.normalized)
+    return {"up": (0, -amount), "down": (0, amount), "left": (-amount, 0), "right": (amount, 0)}[direction]
 
 
 @action(styles=[STYLE])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from desktop_gym.actions.computerrl import DEFAULT_SCROLL_NOTCHES, scroll_notches
 from desktop_gym.actions.spec import ArgumentError, ParseContext, action
 from desktop_gym.actions.types import (
     Action,
@@ -26,7 +27,6 @@ from desktop_gym.elements.table import ElementTable
 from desktop_gym.errors import ElementError
 
 STYLE = "computerrl"
-DEFAULT_SCROLL_NOTCHES = 5
 #: The largest element id an action may name (an observation numbers at most this many).
 MAX_ELEMENT_ID = 100_000
 
@@ -37,6 +37,11 @@ def _element(value: int) -> int:
     if not 1 <= value <= MAX_ELEMENT_ID:
         raise ArgumentError(f"element must be an id from the observation (1 to {MAX_ELEMENT_ID}), got {value}")
     return value
+
+
+def _click(element: int | None, button: str, clicks: int) -> Action:
+    """A click on ``element``, or where the pointer is when None."""
+    return Click(None, None, button, clicks) if element is None else ClickElement(_element(element), button, clicks)
 
 
 @action("click", styles=[STYLE], schema_name="click_element")
@@ -60,9 +65,7 @@ def double_click(ctx: ParseContext, element: int | None = None) -> Action:
     Args:
         element: The element's id; None double-clicks where the pointer is.
     """
-    if element is None:
-        return Click(None, None, "left", 2)
-    return ClickElement(_element(element), "left", 2)
+    return _click(element, "left", 2)
 
 
 @action(styles=[STYLE])
@@ -72,9 +75,7 @@ def right_click(ctx: ParseContext, element: int | None = None) -> Action:
     Args:
         element: The element's id; None right-clicks where the pointer is.
     """
-    if element is None:
-        return Click(None, None, "right", 1)
-    return ClickElement(_element(element), "right", 1)
+    return _click(element, "right", 1)
 
 
 @action("type", styles=[STYLE], schema_name="type_into_element")
@@ -110,9 +111,7 @@ def scroll_element(
         direction: Which way the content moves into view.
         amount: How many wheel notches.
     """
-    if amount < 1:
-        raise ArgumentError(f"amount must be a positive number of notches, got {amount}")
-    dx, dy = {"up": (0, -amount), "down": (0, amount), "left": (-amount, 0), "right": (amount, 0)}[direction]
+    dx, dy = scroll_notches(direction, amount)
     return ScrollElement(_element(element), dx, dy)
 
 

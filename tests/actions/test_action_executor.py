@@ -121,9 +121,9 @@ def test_open_app_resolves_aliases(name: str, app: str) -> None:
 
 
 def test_open_app_of_an_unknown_app_reports_the_guest_error() -> None:
-    outcome, calls = run(act.OpenApp("Photoshop"))
-    assert calls == [("launch_app", {"app": "photoshop"})]
-    assert outcome == ActionOutcome(error="open_app: unknown app 'photoshop'")
+    outcome, calls = run(act.OpenApp("CorelDRAW"))
+    assert calls == [("launch_app", {"app": "coreldraw"})]
+    assert outcome == ActionOutcome(error="open_app: unknown app 'coreldraw'")
 
 
 def test_quote_returns_its_content_without_touching_the_desktop() -> None:

@@ -39,11 +39,13 @@ def _step(env: DesktopEnv, action: str) -> dict[str, Any]:
     return observation
 
 
+def _env(desktop, guest, task_id: str) -> Iterator[DesktopEnv]:
+    yield from env_on_session_desktop(desktop, guest, task_id=task_id, observation=PARTS, max_steps=30)
+
+
 @pytest.fixture(scope="module")
 def calc(desktop, _session_guest) -> Iterator[DesktopEnv]:
-    yield from env_on_session_desktop(
-        desktop, _session_guest, task_id="starter.calc_fill_totals", observation=PARTS, max_steps=30
-    )
+    yield from _env(desktop, _session_guest, "starter.calc_fill_totals")
 
 
 def test_typing_into_an_element_does_what_typing_at_its_centre_does(calc: DesktopEnv) -> None:
@@ -104,9 +106,7 @@ def test_an_unknown_id_is_an_error_naming_it_and_the_episode_goes_on(calc: Deskt
 
 @pytest.fixture(scope="module")
 def writer(desktop, _session_guest) -> Iterator[DesktopEnv]:
-    yield from env_on_session_desktop(
-        desktop, _session_guest, task_id="writer.insert_title", observation=PARTS, max_steps=30
-    )
+    yield from _env(desktop, _session_guest, "writer.insert_title")
 
 
 def test_typing_into_the_writer_document_element(writer: DesktopEnv) -> None:
@@ -120,9 +120,7 @@ def test_typing_into_the_writer_document_element(writer: DesktopEnv) -> None:
 
 @pytest.fixture(scope="module")
 def chrome(desktop, _session_guest) -> Iterator[DesktopEnv]:
-    yield from env_on_session_desktop(
-        desktop, _session_guest, task_id="chrome.open_cheapest_product", observation=PARTS, max_steps=30
-    )
+    yield from _env(desktop, _session_guest, "chrome.open_cheapest_product")
 
 
 def test_clicking_a_link_element_and_its_centre_both_follow_the_link(chrome: DesktopEnv) -> None:
