@@ -57,6 +57,14 @@ from .image_edits import (
     verify_image_region_ink,
 )
 from .images import image_fingerprint, verify_image_similar
+from .media_player import (
+    MEDIA_PLAYER_READS,
+    verify_vlc_playlist,
+    verify_vlc_preferences,
+    verify_vlc_snapshot,
+    verify_vlc_status,
+    verify_vlc_track,
+)
 from .pdf_text import pdf_page_texts, verify_pdf_text
 from .presentation_media import (
     verify_pptx_media,
@@ -110,6 +118,12 @@ from .tables import TableOptions, compare_rows, verify_csv_rows, verify_sheet_ta
 
 __all__ = [
     "BROWSER_READS",
+    "MEDIA_PLAYER_READS",
+    "verify_vlc_playlist",
+    "verify_vlc_preferences",
+    "verify_vlc_snapshot",
+    "verify_vlc_status",
+    "verify_vlc_track",
     "same_url",
     "verify_pptx_slide_number_color",
     "verify_pptx_picture_fills_slide",

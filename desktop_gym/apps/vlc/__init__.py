@@ -1,0 +1,25 @@
+"""The media player (Debian's VLC 3.0): its spec; ``VlcTools`` in ``tools``.
+
+VLC runs on the session's preferences (``~/.config/vlc/vlcrc``: no privacy dialog, no network
+lookups) with its HTTP interface on a loopback port (a fresh password per launch, kept in vlcrc) and
+its RC interface on a unix socket beside vlcrc; ``VlcTools`` drives both. Audio goes to ALSA's null
+device. Standard library only.
+"""
+
+from __future__ import annotations
+
+from ..spec import AppSpec
+
+SPEC = AppSpec(
+    key="vlc",
+    launch="command",
+    command=("vlc",),
+    window_class="vlc",
+    aliases=("media player", "video player", "music player", "audio player", "vlc media player", "cvlc"),
+    packages=("vlc",),
+    doctor=("vlc", "ffmpeg"),
+    file_types=(".mp4", ".mkv", ".webm", ".ogg", ".mp3", ".wav", ".avi", ".m3u"),
+    tools="desktop_gym.apps.vlc.tools:VlcTools",
+    launch_hook="desktop_gym.apps.vlc.launch:vlc_argv",
+    ready_hook="desktop_gym.apps.vlc.launch:wait_vlc_ready",
+)
