@@ -110,7 +110,6 @@ class GimpTask(Task):
     apps: ClassVar[Sequence[str]] = ("gimp",)
     max_steps = 10
     tags: ClassVar[Sequence[str]] = ("gimp", "images")
-    oracles = ("api",)
     #: The suffix of the exported file.
     output_suffix: ClassVar[str] = ".png"
 

@@ -20,6 +20,7 @@ class GrayscaleMode(GimpTask):
     """Convert the image to grayscale mode (not only desaturated) and export it."""
 
     id = "gimp.grayscale_mode"
+    oracles = ("api",)
     goal = (
         "In GIMP, convert the image {source} to grayscale mode (Image > Mode > Grayscale) and export it as PNG "
         "to {output}."
@@ -51,6 +52,7 @@ class InvertColors(GimpTask):
     """Invert the image's colors (a negative)."""
 
     id = "gimp.invert_colors"
+    oracles = ("api",)
     goal = "In GIMP, invert the colors of the image {source} (make a negative) and export it as PNG to {output}."
     tags = ("gimp", "images", "colors")
 
@@ -72,6 +74,7 @@ class FadeLevels(GimpTask):
     """Colors > Levels: squeeze the output range (a faded, low-contrast look)."""
 
     id = "gimp.fade_levels"
+    oracles = ("api",)
     goal = (
         "In GIMP, use Colors > Levels on the image {source} to set the output levels to {low} (black) and "
         "{high} (white), leaving the input levels and gamma as they are, and export it as PNG to {output}."
@@ -100,6 +103,7 @@ class IndexedPalette(GimpTask):
     """Image > Mode > Indexed with a palette of a few colors."""
 
     id = "gimp.indexed_palette"
+    oracles = ("api",)
     goal = (
         "In GIMP, convert the image {source} to indexed mode with an optimum palette of at most {colors} colors "
         "and export it as PNG to {output}."

@@ -47,6 +47,7 @@ class AddCaption(GimpTask):
     """Add a caption as a text layer in a color and size at a place, and export the result."""
 
     id = "gimp.add_caption"
+    oracles = ("api",)
     goal = (
         "In GIMP, add the text '{text}' to the image {source} as a text layer: {size} pixels, color {ink} ({color}), "
         "its top-left corner at x={x}, y={y}. Then export the image as PNG to {output} (keep the text layer)."
@@ -101,6 +102,7 @@ class ReportSize(GimpTask):
     """Read the image's size and write it into a file."""
 
     id = "gimp.report_size"
+    oracles = ("api",)
     goal = (
         "Open in GIMP, {source} shows a picture. Write its size in pixels as WIDTHxHEIGHT (for example 640x480) "
         "into the text file {answer}."
@@ -130,6 +132,7 @@ class PickColor(GimpTask):
     """Read one pixel's color with the color picker and write it as hex."""
 
     id = "gimp.pick_color"
+    oracles = ("api",)
     goal = (
         "In GIMP, find the color of the pixel at x={x}, y={y} of the image {source} and write it as a hex code "
         "like #1a2b3c into the text file {answer}."
@@ -165,6 +168,7 @@ class NewCanvas(GimpTask):
     """Make a new image of a size and color and export it."""
 
     id = "gimp.new_canvas"
+    oracles = ("api",)
     goal = (
         "In GIMP, create a new {width} x {height} pixel image filled with the color {color} and export it as PNG "
         "to {output}."
@@ -207,6 +211,7 @@ class LayeredXcf(GimpTask):
     """Add a title text layer and keep the layers: save as XCF."""
 
     id = "gimp.layered_xcf"
+    oracles = ("api",)
     goal = (
         "In GIMP, add the text '{text}' as a text layer at the top-left corner of the image {source} and save the "
         "image with its layers as the GIMP file {xcf}."
@@ -251,6 +256,7 @@ class PictureOnSlide(GimpTask):
     """Multi-app: scale a picture in GIMP, export it, and put it on a new Impress presentation."""
 
     id = "gimp.picture_on_slide"
+    oracles = ("api",)
     goal = (
         "In GIMP, scale the image {source} to {width} x {height} pixels and export it as PNG to {output}. Then "
         "create a new LibreOffice Impress presentation with that picture on its first slide and save it as {deck} "

@@ -17,6 +17,7 @@ class ScaleImage(GimpTask):
     """Scale the picture to an exact size and export it as PNG."""
 
     id = "gimp.scale_image"
+    oracles = ("api",)
     goal = "In GIMP, scale the image {source} to exactly {width} x {height} pixels and export it as PNG to {output}."
     tags = ("gimp", "images", "transform")
 
@@ -43,6 +44,7 @@ class CropImage(GimpTask):
     """Crop the picture to a rectangle and export it."""
 
     id = "gimp.crop_image"
+    oracles = ("api",)
     goal = (
         "In GIMP, crop the image {source} to the {width} x {height} pixel rectangle whose top-left corner is at "
         "x={x}, y={y}, and export the result as PNG to {output}."
@@ -72,6 +74,7 @@ class RotateImage(GimpTask):
     """Rotate the picture clockwise by a right angle."""
 
     id = "gimp.rotate_image"
+    oracles = ("api",)
     goal = "In GIMP, rotate the image {source} by {degrees} degrees clockwise and export it as PNG to {output}."
     tags = ("gimp", "images", "transform")
 
@@ -94,6 +97,7 @@ class MirrorImage(GimpTask):
     """Flip the picture horizontally or vertically."""
 
     id = "gimp.mirror_image"
+    oracles = ("api",)
     goal = "In GIMP, flip the image {source} {direction}ly (mirror it) and export it as PNG to {output}."
     tags = ("gimp", "images", "transform")
 
@@ -117,6 +121,7 @@ class AddBorder(GimpTask):
     """Enlarge the canvas evenly on every side with a colored border (Image > Canvas Size)."""
 
     id = "gimp.add_border"
+    oracles = ("api",)
     goal = (
         "In GIMP, add a {border}-pixel border in the color {color} around the image {source} (enlarge the canvas "
         "by {border} pixels on every side, the picture centered) and export it as PNG to {output}."
@@ -158,6 +163,7 @@ class JpegThumbnail(GimpTask):
     """Scale to a width keeping the aspect ratio and export as JPEG."""
 
     id = "gimp.jpeg_thumbnail"
+    oracles = ("api",)
     goal = (
         "In GIMP, make a thumbnail of {source}: scale it to {width} pixels wide keeping its aspect ratio "
         "(height {height} pixels) and export it as a JPEG file to {output}."
