@@ -7,6 +7,7 @@ real desktop, and play the oracles.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -96,9 +97,14 @@ class JsonTask(Task):
 
 
 def _artifact(node: Mapping[str, Any], ctx: TaskContext) -> Any:
-    """What a verifier leaf reads: a file's bytes, a command's ``ExecResult``, a folder listing, or the
-    live browser's state (``chrome``: the read-only ``ChromeTools`` call named there)."""
+    """What a verifier leaf reads: a file's bytes, a command's ``ExecResult``, a folder listing, or a live
+    app's state (``chrome`` / ``vlc``: the read-only ``ChromeTools`` / ``VlcTools`` call named there)."""
     params = ctx.params
+    if "vlc" in node:
+        try:
+            return json.loads(ctx.client.call_api("VlcTools", node["vlc"], "{}", timeout=30.0))
+        except GuestError as error:  # no player running, or it did not answer: the check fails, naming why
+            raise ValueError(f"the player's state ({node['vlc']}) could not be read: {error}") from None
     if "chrome" in node:
         from ..apps.chrome.verify import read_state
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..apps.spec import launchable_apps
 from ..errors import TaskFileError  # noqa: F401 - re-exported from its old home
-from ..verifiers import BROWSER_READS, UnknownVerifierError, get_verifier_spec, list_verifiers
+from ..verifiers import BROWSER_READS, MEDIA_PLAYER_READS, UnknownVerifierError, get_verifier_spec, list_verifiers
 from .json_params import TemplateError, check_sampler, iter_strings, template_fields
 from .json_task import DEFAULT_ASSETS_DIR, JsonTask
 from .limits import (
@@ -113,6 +113,11 @@ def _verifier_leaves(node: Mapping[str, Any], path: str) -> Iterator[tuple[Mappi
         yield node, path
 
 
+#: Leaf keys of verifiers that read a live app through one read-only tool call: key -> verifier -> call.
+APP_READS = {"chrome": BROWSER_READS, "vlc": MEDIA_PLAYER_READS}
+APP_READ_NAMES = {"chrome": "browser", "vlc": "player"}
+
+
 def _check_verifier_leaf(leaf: Mapping[str, Any], path: str) -> str | None:
     try:
         spec = get_verifier_spec(leaf["name"])
@@ -120,14 +125,16 @@ def _check_verifier_leaf(leaf: Mapping[str, Any], path: str) -> str | None:
         close = difflib.get_close_matches(leaf["name"], list_verifiers(), n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"registered: {', '.join(list_verifiers())}"
         return f"{path}.name: no verifier named {leaf['name']!r}; {hint}"
-    if spec.name in BROWSER_READS:
-        if leaf.get("chrome") != BROWSER_READS[spec.name]:
-            return f"{path}: verifier {spec.name!r} reads the browser: give 'chrome': {BROWSER_READS[spec.name]!r}"
-    elif "chrome" in leaf:
-        return f"{path}.chrome: only the browser verifiers ({', '.join(BROWSER_READS)}) read the browser"
-    elif spec.reads == "file" and "file" not in leaf:
+    for app, reads in APP_READS.items():
+        what = APP_READ_NAMES[app]
+        if spec.name in reads and leaf.get(app) != reads[spec.name]:
+            return f"{path}: verifier {spec.name!r} reads the {what}: give '{app}': {reads[spec.name]!r}"
+        if spec.name not in reads and app in leaf:
+            return f"{path}.{app}: only the {what} verifiers ({', '.join(reads)}) read the {what}"
+    reads_app = any(app in leaf for app in APP_READS)
+    if not reads_app and spec.reads == "file" and "file" not in leaf:
         return f"{path}: verifier {spec.name!r} reads a saved file: give 'file', not 'command'/'dir'"
-    elif spec.reads == "live" and "file" in leaf:
+    if not reads_app and spec.reads == "live" and "file" in leaf:
         return f"{path}: verifier {spec.name!r} reads live output: give 'command' (or 'dir'), not 'file'"
     parameters = list(inspect.signature(spec.fn).parameters.values())[1:]  # the first is the artifact
     known = {p.name for p in parameters}

@@ -72,7 +72,8 @@ def test_every_builtin_suite_file_is_valid():
     [
         (
             broken(setup=[{"type": "launch", "app": "terminal"}, {"type": "open", "app": "calcc", "path": "~/a.xlsx"}]),
-            "setup[1].app: 'calcc' is not one of ['calc', 'chrome', 'editor', 'impress', 'terminal', 'writer']",
+            "setup[1].app: 'calcc' is not one of "
+            "['calc', 'chrome', 'editor', 'gimp', 'impress', 'terminal', 'vlc', 'writer']",
         ),
         (broken(id=None), "top level: 'id' is a required property"),
         (broken(id="no_dot"), "id: 'no_dot' does not match"),
