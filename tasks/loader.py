@@ -114,7 +114,11 @@ def _verifier_leaves(node: Mapping[str, Any], path: str) -> Iterator[tuple[Mappi
 
 
 #: Leaf keys of verifiers that read a live app through one read-only tool call: key -> verifier -> call.
-APP_READS = {"chrome": BROWSER_READS, "vlc": MEDIA_PLAYER_READS}
+APP_READS = {
+    "chrome": BROWSER_READS,
+    # list_tracks takes the track kind, which a leaf cannot give: vlc_track is for task classes only.
+    "vlc": {name: call for name, call in MEDIA_PLAYER_READS.items() if call != "list_tracks"},
+}
 APP_READ_NAMES = {"chrome": "browser", "vlc": "player"}
 
 

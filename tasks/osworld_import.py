@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import osworld_metrics_office, osworld_tables  # noqa: F401 - they add their metrics to METRICS
+from . import osworld_media, osworld_metrics_office, osworld_tables  # noqa: F401 - they add their metrics to METRICS
 from .osworld_chrome import browser_config, internet_need, offline_hosts  # it adds the browser metrics to METRICS
 from .osworld_evaluators import METRICS, MissingAsset, Unsupported, find_cached, guest_path
 from .osworld_postconfig import GUI_DRIVERS, postconfig_nodes
@@ -30,8 +30,19 @@ APP_BY_EXTENSION = {
     **dict.fromkeys(("docx", "doc", "odt", "rtf"), "writer"),
     **dict.fromkeys(("pptx", "ppt", "odp"), "impress"),
     **dict.fromkeys(("txt", "md", "py", "json", "log", "sh"), "editor"),
+    **dict.fromkeys(("png", "jpg", "jpeg", "xcf", "bmp", "gif", "tif", "tiff"), "gimp"),
+    **dict.fromkeys(("mp4", "mkv", "webm", "avi", "mov", "mp3", "wav", "ogg", "m3u"), "vlc"),
 }
-APP_BY_PROGRAM = {"gnome-terminal": "terminal", "xterm": "terminal", "gedit": "editor", "mousepad": "editor"}
+APP_BY_PROGRAM = {
+    "gnome-terminal": "terminal",
+    "xterm": "terminal",
+    "gedit": "editor",
+    "mousepad": "editor",
+    "gimp": "gimp",
+    "vlc": "vlc",
+}
+#: Apps a launch opens a file in (its first argument that is not a flag).
+OPENS_FILE = ("editor", "gimp", "vlc")
 LIBREOFFICE_FLAGS = {"--calc": "calc", "--writer": "writer", "--impress": "impress"}
 DEFAULT_MAX_STEPS = 30
 
@@ -103,10 +114,11 @@ def _launch_step(command: Any) -> dict[str, Any]:
         return {"type": "launch", "app": app}
     if program in APP_BY_PROGRAM:
         app = APP_BY_PROGRAM[program]
-        if files and app == "editor":
+        if files and app in OPENS_FILE:
             return {"type": "open", "app": app, "path": guest_path(files[0])}
         return {"type": "launch", "app": app}
-    raise Unsupported(f"launch {program!r}: no equivalent app (apps: calc, writer, impress, terminal, editor)")
+    known = "calc, writer, impress, " + ", ".join(dict.fromkeys(APP_BY_PROGRAM.values()))
+    raise Unsupported(f"launch {program!r}: no equivalent app (apps: {known})")
 
 
 _PYAUTOGUI_CALL = re.compile(r"pyautogui\.(\w+)\(([^()]*)\)")

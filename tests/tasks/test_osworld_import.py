@@ -76,10 +76,10 @@ def test_unmapped_check_is_reported_and_not_written_without_allow_partial(cache,
     assert report.status == "partial" and report.written is None
     assert len(report.unsupported) == 1
     assert report.unsupported[0].startswith(
-        "evaluator.func[1] (check_image_size): metric 'check_image_size' has no equivalent (supported: "
+        "evaluator.func[1] (check_triangle_position): metric 'check_triangle_position' has no equivalent (supported: "
     )
     assert "check_include_exclude, " in report.unsupported[0] and "compare_pdfs, " in report.unsupported[0]
-    assert "UNSUPPORTED: evaluator.func[1] (check_image_size)" in report.describe()
+    assert "UNSUPPORTED: evaluator.func[1] (check_triangle_position)" in report.describe()
     report = import_osworld_file(DATA / "partial_or.json", cache, out, allow_partial=True)
     written = json.loads(report.written.read_text())
     assert written["verifier"]["args"]["expected_rows"] == [["a", "b"], ["1", "2"]]
