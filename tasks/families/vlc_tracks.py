@@ -34,10 +34,13 @@ from .vlc_base import (
 LANGUAGES = {"eng": "English", "fra": "French", "deu": "German", "spa": "Spanish", "ita": "Italian"}
 
 
-class TracksClip(VlcTask):
-    """A paused Matroska clip with seeded audio and subtitle tracks."""
+#: Seconds a tracks clip lasts: it plays (VLC switches tracks only while playing) until the episode ends.
+TRACKS_SECONDS = 300
 
-    start_paused = True
+
+class TracksClip(VlcTask):
+    """A playing Matroska clip with seeded audio and subtitle tracks."""
+
     max_steps = 8
 
     def clip_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -47,7 +50,7 @@ class TracksClip(VlcTask):
 
     def make_media(self, ctx: TaskContext) -> None:
         subs = [(f"Subtitle in {LANGUAGES[code]}", code) for code in ctx.params["subtitles"]]
-        make_tracks_clip(ctx, ctx.params["video"], ctx.params["audio"], subs, CLIP_SECONDS)
+        make_tracks_clip(ctx, ctx.params["video"], ctx.params["audio"], subs, TRACKS_SECONDS)
 
     def start_file(self, params: Mapping[str, Any]) -> str | None:
         return params["video"]
@@ -151,10 +154,7 @@ class SnapshotAt(VlcTask):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return api_calls(
-            vlc_call("seek", seconds=params["seconds"]),
-            vlc_call("play"),
-            vlc_call("pause"),
-            vlc_call("take_snapshot", path=params["snapshot"]),
+            vlc_call("seek", seconds=params["seconds"]), vlc_call("take_snapshot", path=params["snapshot"])
         )
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:

@@ -100,7 +100,8 @@ def wait_vlc_ready(home: Path, launch_dir: Path, deadline: float) -> None:
     def ready() -> bool:
         wait = max(0.5, min(5.0, deadline - time.monotonic()))
         status = http_get(port, password, "status.json", timeout=wait)
-        return isinstance(status, dict) and "state" in status and "returned" in rc_call(sock, "volume", timeout=wait)
+        # any answer will do: a paused VLC (the 'start-paused' preference) answers only "Type 'pause' to continue."
+        return isinstance(status, dict) and "state" in status and bool(rc_call(sock, "volume", timeout=wait).strip())
 
     poll_until(
         ready,

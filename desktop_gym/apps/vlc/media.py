@@ -11,7 +11,7 @@ import struct
 from collections.abc import Sequence
 
 #: The most seconds a generated file may last.
-MAX_SECONDS = 120
+MAX_SECONDS = 900
 #: Named colors a color clip may use, as ffmpeg spells them, with their RGB.
 COLORS = {
     "red": (255, 0, 0),
@@ -79,7 +79,7 @@ def color_clip_command(colors: Sequence[str], seconds_each: float, output: str) 
     return (
         f"ffmpeg -y -loglevel error {inputs} -f lavfi -i sine=frequency=440:duration={total:g} "
         f"-filter_complex {shlex.quote(chain)} -map '[v]' -map {len(colors)}:a "
-        f"-c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac -b:a 32k {shlex.quote(output)}"
+        f"-c:v libx264 -preset ultrafast -g 10 -pix_fmt yuv420p -c:a aac -b:a 32k {shlex.quote(output)}"
     )
 
 
@@ -90,8 +90,12 @@ def tracks_clip_command(seconds: float, audio_languages: Sequence[str], subtitle
     total = _seconds(seconds)
     if not audio_languages or len(audio_languages) > 4 or len(subtitle_files) > 4:
         raise ValueError("1 to 4 audio tracks and at most 4 subtitle tracks")
-    parts = [f"-f lavfi -i testsrc=size={SIZE[0]}x{SIZE[1]}:rate={FPS}:duration={total:g}"]
-    parts += [f"-f lavfi -i sine=frequency={330 + 110 * i}:duration={total:g}" for i in range(len(audio_languages))]
+    # 2 frames a second and 8 kHz tones: a clip of minutes stays small and quick to make.
+    parts = [f"-f lavfi -i testsrc=size={SIZE[0]}x{SIZE[1]}:rate=2:duration={total:g}"]
+    parts += [
+        f"-f lavfi -i sine=frequency={330 + 110 * i}:sample_rate=8000:duration={total:g}"
+        for i in range(len(audio_languages))
+    ]
     parts += [f"-i {shlex.quote(path)}" for path, _ in subtitle_files]
     maps = " ".join(f"-map {i}" for i in range(1 + len(audio_languages) + len(subtitle_files)))
     meta = [f"-metadata:s:a:{i} language={lang}" for i, lang in enumerate(audio_languages)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,6 +28,9 @@ MEDIA_TYPES = (".mp4", ".mkv", ".webm", ".ogg", ".ogv", ".mp3", ".wav", ".avi", 
 CALL_TIMEOUT_S = 10.0
 #: Seconds a change may take to show in VLC's state.
 SETTLE_S = 5.0
+#: Snapshot requests sent at most, and the seconds each waits for its file.
+SNAPSHOT_TRIES = 4
+SNAPSHOT_WAIT_S = 2.0
 #: The most seconds a seek may name (VLC clamps to the length anyway).
 MAX_SEEK_S = 24 * 3600
 MAX_VOLUME_PERCENT = 200
@@ -137,8 +141,12 @@ class VlcTools(AppTools):
             The playback status (see get_status).
         """
         target = self._media(path)
+        before = self._status()["current_id"]
         self._request(command="in_play", input=target.as_uri())
-        return self._settle(lambda s: s["state"] in ("playing", "paused"), f"{path} to play")
+        # a new playlist item plays (the previous item's state must not count)
+        return self._settle(
+            lambda s: s["state"] == "playing" and s["current_id"] not in (before, -1), f"{path} to play"
+        )
 
     def play(self, position: int | None = None) -> dict[str, Any]:
         """Play: resume when paused, or start the playlist item at ``position``.
@@ -251,7 +259,8 @@ class VlcTools(AppTools):
     def set_playback_mode(
         self, loop: bool | None = None, repeat: bool | None = None, random: bool | None = None
     ) -> dict[str, Any]:
-        """Set the playlist modes; a mode left None is kept.
+        """Set the playlist modes; a mode left None is kept. VLC loops the playlist or repeats one item, not
+        both: turning one on turns the other off.
 
         Args:
             loop: Loop the whole playlist.
@@ -265,9 +274,10 @@ class VlcTools(AppTools):
         wanted = {name: _flag(value, name) for name, value in modes if value is not None}
         if not wanted:
             raise ApiArgumentError("name at least one of loop, repeat, random")
-        status = self._status()
-        for name, value in wanted.items():
-            if status[name] != value:
+        if wanted.get("loop") and wanted.get("repeat"):
+            raise ApiArgumentError("VLC loops the playlist or repeats the current item, not both")
+        for name in sorted(wanted, key=lambda n: wanted[n]):  # offs first, so an on is not undone
+            if self._status()[name] != wanted[name]:
                 self._command(f"pl_{name}")
         return self._settle(lambda s: all(s[k] == v for k, v in wanted.items()), "the playlist modes to change")
 
@@ -361,8 +371,11 @@ class VlcTools(AppTools):
         """
         if kind not in TRACK_KINDS:
             raise ApiArgumentError(f"kind must be one of {', '.join(TRACK_KINDS)}, got {kind!r}")
-        if self._status()["state"] == "stopped":
+        state = self._status()["state"]
+        if state == "stopped":
             raise ApiCallError("nothing is playing (tracks belong to the media that plays)")
+        if state == "paused":
+            raise ApiCallError("VLC lists and switches tracks here only while playing: call play first")
         try:
             return parse_tracks(self._rc(TRACK_KINDS[kind]))
         except VlcControlError as error:
@@ -396,6 +409,12 @@ class VlcTools(AppTools):
         return seen["tracks"]
 
     # ------------------------------------------------------------------ snapshots
+    def _snapshot_request(self) -> None:
+        try:
+            self._request(command="snapshot")  # VLC answers once it grabbed a picture or gave up (0.5 s)
+        except ApiCallError:
+            pass  # no file follows, which the caller sees
+
     def take_snapshot(self, path: str | None = None) -> str:
         """Save the video's current frame as an image (VLC's Video > Take Snapshot).
 
@@ -422,7 +441,6 @@ class VlcTools(AppTools):
         folders = preferences.snapshot_folders(self.home, keys)
         prefix = keys.get("snapshot-prefix", "vlcsnap-") or "vlcsnap-"
         before = preferences.snapshot_files(folders, prefix)
-        self._command("snapshot")
         found: dict[str, Any] = {}
 
         def written() -> bool:  # the newest file, its size the same two polls running (VLC wrote it all)
@@ -434,10 +452,22 @@ class VlcTools(AppTools):
             found.update(file=new[0], size=size)
             return steady
 
-        try:
-            poll_until(written, SETTLE_S, "VLC's snapshot file", interval=0.05, error=TimeoutError)
-        except TimeoutError:
-            raise ApiCallError("VLC wrote no snapshot (is a video, not only audio, playing?)") from None
+        # VLC grabs the next picture it displays, and a paused video displays none: then the request runs
+        # beside a one-frame step (RC "frame", the E key), and is sent again if the step came first.
+        paused = self._status()["state"] == "paused"
+        for _ in range(SNAPSHOT_TRIES):
+            request = threading.Thread(target=self._snapshot_request, daemon=True)
+            request.start()
+            if paused:
+                self._rc("frame")
+            request.join(CALL_TIMEOUT_S)
+            try:
+                poll_until(written, SNAPSHOT_WAIT_S, "VLC's snapshot file", interval=0.05, error=TimeoutError)
+                break
+            except TimeoutError:
+                continue
+        else:
+            raise ApiCallError("VLC wrote no snapshot (is a video, not only audio, playing?)")
         if target is None:
             return self.shown_path(found["file"])
         found["file"].replace(target)

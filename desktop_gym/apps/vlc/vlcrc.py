@@ -37,7 +37,8 @@ def parse_vlcrc(text: str) -> dict[str, str]:
 
 
 def set_vlcrc(text: str, updates: Mapping[str, str]) -> str:
-    """``text`` with each key of ``updates`` set: its (first) line replaced, or appended under ``[core]``.
+    """``text`` with each key of ``updates`` set (values stripped): its (first) line replaced, or appended
+    under ``[core]``.
 
     Raises:
         ValueError: a key is not a VLC option name or a value holds a line break.
@@ -45,8 +46,9 @@ def set_vlcrc(text: str, updates: Mapping[str, str]) -> str:
     for key, value in updates.items():
         if not _KEY.fullmatch(key):
             raise ValueError(f"{key!r} is not a VLC option name")
-        if "\n" in value or "\r" in value:
+        if value.splitlines() not in ([], [value]):
             raise ValueError(f"the value of {key} holds a line break")
+    updates = {key: value.strip() for key, value in updates.items()}
     lines = text.splitlines()
     done: set[str] = set()
     out: list[str] = []
