@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (each registers its suite)
     multi,
     os,
     train_demo,
+    vlc_office,
     vlc_playback,
     vlc_playlist,
     vlc_settings,

@@ -36,6 +36,7 @@ class SetVolume(PlayingClip):
     """Set the playback volume to a percentage."""
 
     id = "vlc.set_volume"
+    oracles = ("api",)
     goal = "VLC is playing {video}. Set VLC's volume to {percent}%."
     tags = ("vlc", "media", "playback")
 
@@ -56,6 +57,7 @@ class PlaybackSpeed(PlayingClip):
     """Play the video at another speed."""
 
     id = "vlc.playback_speed"
+    oracles = ("api",)
     goal = "VLC is playing {video}. Make it play at {rate}x speed."
     tags = ("vlc", "media", "playback")
 
@@ -76,6 +78,7 @@ class PauseAt(PlayingClip):
     """Jump to a moment of the video and leave it paused there."""
 
     id = "vlc.pause_at"
+    oracles = ("api",)
     goal = "VLC is playing {video}. Jump to {seconds} seconds into the video and leave it paused there."
     tags = ("vlc", "media", "playback", "seek")
 
@@ -97,6 +100,7 @@ class PlaylistModes(PlayingClip):
     """Set the loop, repeat and random modes as asked."""
 
     id = "vlc.playlist_modes"
+    oracles = ("api",)
     goal = (
         "In VLC, set the playlist modes: loop the whole playlist {loop}, repeat the current item {repeat}, "
         "random order {random}."

@@ -37,6 +37,7 @@ class BuildPlaylist(VlcTask):
     """Make the playlist hold exactly some files in a given order."""
 
     id = "vlc.build_playlist"
+    oracles = ("api",)
     goal = "In VLC, make the playlist hold exactly these files, in this order: {listing}."
     tags = ("vlc", "media", "playlist")
 
@@ -65,6 +66,7 @@ class RemoveFromPlaylist(VlcTask):
     """Remove one named file from a playlist of several, keeping the others in order."""
 
     id = "vlc.remove_from_playlist"
+    oracles = ("api",)
     goal = "VLC's playlist holds several tunes. Remove {target} from it and keep the others in their order."
     tags = ("vlc", "media", "playlist")
 
@@ -95,6 +97,7 @@ class PlayFromM3u(VlcTask):
     """Open an M3U playlist file and play one of its tunes."""
 
     id = "vlc.play_from_m3u"
+    oracles = ("api",)
     goal = "Open the playlist file {m3u} in VLC and play the tune {target} from it."
     tags = ("vlc", "media", "playlist", "m3u")
 

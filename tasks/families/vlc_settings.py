@@ -40,6 +40,7 @@ class SnapshotPreferences(PreferencesTask):
     """Where and how VLC saves snapshots."""
 
     id = "vlc.snapshot_preferences"
+    oracles = ("api",)
     goal = (
         "Set VLC's video snapshot preferences: save snapshots in the folder {folder}, in {format} format, "
         "with file names starting with '{prefix}'."
@@ -77,6 +78,7 @@ class VolumePreferences(PreferencesTask):
     """The volume step of the hotkeys and the largest volume the slider offers."""
 
     id = "vlc.volume_preferences"
+    oracles = ("api",)
     goal = (
         "In VLC's preferences, set the audio volume step to {step} and the maximum volume shown in the "
         "interface to {maximum}%."
@@ -96,6 +98,7 @@ class PlaybackDefaults(PreferencesTask):
     """How VLC plays when it starts: loop, random, and whether to resume where a file was left."""
 
     id = "vlc.playback_defaults"
+    oracles = ("api",)
     goal = (
         "Make VLC's saved preferences {loop_word} loop the playlist, {random_word} play in random order, and "
         "{resume} continue playback where a file was left."

@@ -60,6 +60,7 @@ class AudioLanguage(TracksClip):
     """Switch the audio to the track of a language."""
 
     id = "vlc.audio_language"
+    oracles = ("api",)
     goal = "The video {video} is open in VLC. Switch its audio to the {language} track."
     tags = ("vlc", "media", "tracks")
 
@@ -83,6 +84,7 @@ class SubtitleLanguage(TracksClip):
     """Show the subtitles of a language."""
 
     id = "vlc.subtitle_language"
+    oracles = ("api",)
     goal = "The video {video} is open in VLC. Show its {language} subtitles."
     tags = ("vlc", "media", "tracks", "subtitles")
 
@@ -105,6 +107,7 @@ class SubtitlesOff(TracksClip):
     """Turn the subtitles off."""
 
     id = "vlc.subtitles_off"
+    oracles = ("api",)
     goal = "The video {video} is open in VLC with {language} subtitles showing. Turn the subtitles off."
     tags = ("vlc", "media", "tracks", "subtitles")
 
@@ -126,6 +129,7 @@ class SnapshotAt(VlcTask):
     """Save a snapshot of the video at a given moment (the color it shows then is seeded)."""
 
     id = "vlc.snapshot_at"
+    oracles = ("api",)
     goal = "VLC has {video} open. Save a snapshot (PNG) of the frame at {seconds} seconds as {snapshot}."
     tags = ("vlc", "media", "snapshot", "images")
     start_paused = True
