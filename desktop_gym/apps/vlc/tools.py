@@ -38,6 +38,7 @@ RATES = (0.25, 4.0)
 TRACK_KINDS = {"audio": "atrack", "subtitle": "strack", "video": "vtrack"}
 SNAPSHOT_FORMATS = {"png": ".png", "jpg": ".jpg", "tiff": ".tiff"}
 _PATH_TEXT = re.compile(r"[^\x00-\x1f]{1,1024}")
+_OPTION = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
 def _flag(value: Any, name: str) -> bool:
@@ -483,8 +484,11 @@ class VlcTools(AppTools):
         Returns:
             Each key's saved value.
         """
-        if not isinstance(keys, list) or not 0 < len(keys) <= 50 or not all(isinstance(k, str) for k in keys):
+        if not isinstance(keys, list) or not 0 < len(keys) <= 50:
             raise ApiArgumentError("keys is a list of 1 to 50 option names")
+        for key in keys:
+            if not isinstance(key, str) or not _OPTION.fullmatch(key):
+                raise ApiArgumentError(f"{key!r} is not a VLC option name (like 'snapshot-path')")
         try:
             saved = parse_vlcrc(read_vlcrc(self.home))
         except (OSError, ValueError) as error:
