@@ -65,6 +65,8 @@ def image(app: GuestClient) -> GuestClient:
 def test_launch_is_ready_with_the_image_and_one_window(app):
     windows = [w for w in app.windows() if "gimp" in w.app.lower()]
     assert len(windows) == 1 and "source" in windows[0].title, [(w.app, w.title) for w in windows]
+    width, height = app.screen_size()
+    assert windows[0].width >= width * 0.9 and windows[0].height >= height * 0.8  # the session's window layout
     assert gimp(app, "image_info")["file"] == SOURCE
 
 

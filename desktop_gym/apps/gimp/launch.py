@@ -36,8 +36,16 @@ GIMPRC = """\
 (color-profile-policy keep)
 (undo-levels 50)
 """
-#: The window layout: one window holding the image, docks and toolbox.
-SESSIONRC = "(single-window-mode yes)\n"
+#: The window layout: one window holding the image, docks and toolbox, covering the screen.
+SESSIONRC = """\
+(session-info "toplevel"
+    (factory-entry "gimp-single-image-window")
+    (position 0 0)
+    (size {width} {height}))
+(single-window-mode yes)
+"""
+#: The screen size assumed when the display cannot be asked.
+DEFAULT_SCREEN = (1280, 800)
 
 
 def profile_dir(home: Path) -> Path:
@@ -55,9 +63,25 @@ def prepare_profile(home: Path) -> Path:
     profile = profile_dir(home)
     profile.mkdir(parents=True, exist_ok=True)
     (profile / "gimprc").write_text(GIMPRC)
-    (profile / "sessionrc").write_text(SESSIONRC)
+    width, height = screen_size()
+    (profile / "sessionrc").write_text(SESSIONRC.format(width=width, height=height))
     port_file(home).unlink(missing_ok=True)  # a stale one from a killed GIMP
     return profile
+
+
+def screen_size() -> tuple[int, int]:
+    """The size of the display GIMP will open on (``$DISPLAY``), else :data:`DEFAULT_SCREEN`."""
+    try:
+        from Xlib import display as xdisplay
+
+        connection = xdisplay.Display()
+    except Exception:  # noqa: BLE001 - no Xlib or no display: the default size is fine
+        return DEFAULT_SCREEN
+    try:
+        screen = connection.screen()
+        return int(screen.width_in_pixels), int(screen.height_in_pixels)
+    finally:
+        connection.close()
 
 
 def free_port() -> int:
