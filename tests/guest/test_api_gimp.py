@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
+from desktop_gym.apps.gimp.scriptfu import ScriptFuError, run_script
 from desktop_gym.guest.client import GuestClient, GuestError
 
 pytestmark = pytest.mark.slow
@@ -191,3 +192,15 @@ def test_a_stopped_gimp_is_a_call_error(app):
             gimp(app, "image_info")
     finally:
         assert app.launch_app("gimp", SOURCE, timeout=90.0).alive
+
+
+def test_a_refused_change_closes_its_undo_group_and_context(image):
+    gimp(image, "convert_mode", mode="indexed", colors=8)
+    with pytest.raises(GuestError, match="GIMP refused"):
+        gimp(image, "desaturate")  # GIMP refuses colour tools on an indexed image
+    # The failed script's context push was popped: one more pop finds the stack at its base (the local
+    # desktop's loopback is this machine's).
+    port = int(image.exec("cat ~/.config/GIMP/2.10/gym-scriptfu-port", shell=True).stdout)
+    with pytest.raises(ScriptFuError, match="pop"):
+        run_script(port, "(gimp-context-pop)")
+    assert gimp(image, "scale_image", width=60, height=40)["width"] == 60

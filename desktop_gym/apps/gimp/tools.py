@@ -126,7 +126,16 @@ class GimpTools(AppTools):
             f" (let ((value (begin {body} {result})))"
             " (gimp-context-pop) (gimp-image-undo-group-end image) (gimp-displays-flush) value))"
         )
-        return self._eval(script)
+        try:
+            return self._eval(script)
+        except ApiCallError as error:
+            if str(error).startswith("GIMP refused"):  # close what the failed script left open
+                cleanup = f"(begin (gimp-context-pop) (gimp-image-undo-group-end {image}) (gimp-displays-flush) #t)"
+                try:
+                    self._eval(cleanup)
+                except ApiCallError:
+                    pass
+            raise
 
     def _home_file(self, path: str, suffixes: tuple[str, ...], *, exists: bool) -> Path:
         if not isinstance(path, str) or not path.strip() or len(path) > 1000:
