@@ -13,6 +13,12 @@ it as a failed result. Every verifier module is imported here, so every verifier
 from .archive_members import archive_digests, verify_archive_members
 from .archives import tar_members, verify_tar_archive
 from .browser_state import BROWSER_READS, same_url
+from .code_editor import (
+    verify_vscode_extensions,
+    verify_vscode_keybinding,
+    verify_vscode_settings,
+    verify_vscode_workbench,
+)
 from .compose import all_of, any_of, not_
 from .document_layout import verify_docx_header_footer, verify_docx_page_setup, verify_docx_tables
 from .document_lists import verify_docx_list, verify_docx_page_number
@@ -124,6 +130,10 @@ __all__ = [
     "verify_vlc_snapshot",
     "verify_vlc_status",
     "verify_vlc_track",
+    "verify_vscode_extensions",
+    "verify_vscode_keybinding",
+    "verify_vscode_settings",
+    "verify_vscode_workbench",
     "same_url",
     "verify_pptx_slide_number_color",
     "verify_pptx_picture_fills_slide",

@@ -22,6 +22,8 @@ from . import (  # noqa: F401  (each registers its suite)
     vlc_playlist,
     vlc_settings,
     vlc_tracks,
+    vscode_settings,
+    vscode_workspace,
     workflow_archive,
     workflow_calc,
     workflow_cleanup,

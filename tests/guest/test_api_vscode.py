@@ -135,3 +135,28 @@ def test_extensions_install_list_uninstall_offline(editor):
     assert any(name.startswith("builtin:") for name in vscode(editor, "list_extensions", include_builtin=True))
     vscode(editor, "uninstall_extension", extension_id="gymtest.tidy-notes")
     assert vscode(editor, "list_extensions") == []
+
+
+def test_save_active_editor_saves_what_was_typed_in_the_editor(editor):
+    """Text typed into the live editor (DevTools' insertText, as a keyboard would) is unsaved until
+    save_active_editor presses the workbench's Ctrl+S; then it is in the file."""
+    from pathlib import Path
+
+    from desktop_gym.apps.chrome.devtools import connect
+    from desktop_gym.apps.vscode.workbench import Workbench
+
+    editor.put_file("~/proj/notes.md", b"first\n")
+    vscode(editor, "open_file", path="~/proj/notes.md")
+    record = json.loads(read(editor, "~/.config/gym-vscode/session.json"))
+    with Workbench(record, connect(Path(record["profile"]))) as workbench:
+        workbench.browser.evaluate("document.querySelector('.monaco-editor textarea').focus()")
+        session = workbench.browser.session(workbench.browser.active_page()["targetId"])
+        workbench.devtools.send("Input.insertText", {"text": "typed "}, session=session)
+        from desktop_gym.polling import poll_until
+
+        poll_until(lambda: any(tab["dirty"] for tab in workbench.tabs()), 10, "the editor to have unsaved text")
+    assert read(editor, "~/proj/notes.md") == "first\n"
+    assert any(tab["dirty"] for tab in vscode(editor, "get_workbench_state")["editors"])
+    assert vscode(editor, "save_active_editor") == "saved notes.md"
+    assert read(editor, "~/proj/notes.md") == "typed first\n"
+    assert not any(tab["dirty"] for tab in vscode(editor, "get_workbench_state")["editors"])

@@ -139,7 +139,7 @@ def vscode_argv(home: Path, launch_dir: Path, file: str | None) -> list[str]:
         *WINDOW_FLAGS,
         f"--app={workbench_url(port, folder, target)}",
     ]
-    record = {"port": port, "folder": str(folder), "profile": str(profile), "data": str(data)}
+    record = {"port": port, "folder": str(folder), "profile": str(profile), "data": str(data), "file": file or ""}
     session = session_path(home)
     session.parent.mkdir(parents=True, exist_ok=True)
     session.write_text(json.dumps(record), encoding="utf-8")
@@ -149,7 +149,8 @@ def vscode_argv(home: Path, launch_dir: Path, file: str | None) -> list[str]:
 
 
 def wait_vscode_ready(home: Path, launch_dir: Path, deadline: float) -> None:
-    """Return once the workbench in the window shows its explorer (code-server answered, the page loaded).
+    """Return once the workbench in the window is drawn (code-server answered, the page loaded) and
+    shows the launch's file in the active editor.
 
     Raises:
         TimeoutError: not by ``deadline``.
@@ -158,7 +159,9 @@ def wait_vscode_ready(home: Path, launch_dir: Path, deadline: float) -> None:
 
     def ready() -> bool:
         wait = max(0.5, min(5.0, deadline - time.monotonic()))
-        return Workbench.of_session(Path(home), timeout=wait).ready()
+        with Workbench.of_session(Path(home), timeout=wait) as workbench:
+            file = str(workbench.record.get("file") or "")
+            return workbench.ready() and (not file or workbench.showing(Path(file).name))
 
     poll_until(
         ready,

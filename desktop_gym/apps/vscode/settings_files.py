@@ -8,6 +8,7 @@ edits so a broken file is never silently replaced. Standard library only.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,7 @@ def changed_settings(settings: Mapping[str, Any], values: Mapping[str, Any], rem
 
 def normal_key(key: str) -> str:
     """A key chord as VS Code compares it: lowercase, no spaces around ``+`` (``"Ctrl + K"`` -> ``"ctrl+k"``)."""
-    return " ".join("+".join(part.strip() for part in chord.split("+")) for chord in key.lower().split())
+    return " ".join(re.sub(r"\s*\+\s*", "+", key.lower().strip()).split())
 
 
 def same_rule(rule: Mapping[str, Any], key: str, command: str) -> bool:

@@ -103,7 +103,7 @@ class VSCodeToolsBase(AppTools):
         self._write(session_path(self.home), json.dumps(record))
 
     @contextmanager
-    def _workbench(self, timeout: float = 10.0) -> Iterator[Workbench]:
+    def _workbench(self, timeout: float = 30.0) -> Iterator[Workbench]:
         record = self._record()
         try:
             from ..chrome.devtools import connect

@@ -116,12 +116,7 @@ class Workbench:
 
         def reloaded() -> bool:
             fresh = self.browser.evaluate("!document.body.dataset.gymReload", timeout=5.0)
-            if not (fresh and self.ready()):
-                return False
-            if expected is None:
-                return True
-            active = any(tab["active"] and tab["name"] == expected for tab in self.tabs())
-            return active and self.title().split(" - ")[0].endswith("/" + expected)
+            return bool(fresh) and self.ready() and (expected is None or self.showing(expected))
 
         poll_until(
             reloaded,
@@ -131,6 +126,11 @@ class Workbench:
             retry_on=(DevToolsError,),
             error=TimeoutError,
         )
+
+    def showing(self, name: str) -> bool:
+        """Whether the active editor (its tab and the window title) is the file called ``name``."""
+        active = any(tab["active"] and tab["name"] == name for tab in self.tabs())
+        return active and self.title().split(" - ")[0].endswith("/" + name)
 
     def press(self, key: str, code: str, key_code: int, modifiers: int = 0) -> None:
         """Press one key in the page (``modifiers``: 1 Alt, 2 Ctrl, 4 Meta, 8 Shift)."""
