@@ -27,8 +27,8 @@ STEMS = ("harbor", "meadow", "lecture", "trailer", "sample", "holiday", "concert
 TUNES = ("morning", "drift", "lumen", "echo", "tide", "ember", "quartz", "sierra", "nova", "willow")
 #: Read-only ``VlcTools`` calls a verifier may make.
 READ_METHODS = ("get_status", "list_playlist", "list_tracks", "get_preferences")
-#: The seconds a generated video lasts (long enough that it still plays when the episode is verified).
-CLIP_SECONDS = 40
+#: The seconds a generated video lasts (long enough that it still plays when a slow agent's episode ends).
+CLIP_SECONDS = 120
 
 
 def pick(rng: np.random.Generator, pool: Sequence[Any], count: int | None = None) -> Any:

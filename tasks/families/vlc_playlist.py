@@ -19,8 +19,9 @@ from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from .vlc_base import MUSIC, TUNES, VlcTask, api_calls, home_path, pick, vlc_call
 
-#: Seconds a tone lasts (8 kHz mono: 16 KB a second).
-TONE_SECONDS = 30
+#: Seconds a tone lasts (4 kHz mono: 8 KB a second), and its sample rate.
+TONE_SECONDS = 120
+TONE_RATE = 4000
 
 
 def tone_params(rng: np.random.Generator, count: int) -> list[str]:
@@ -30,7 +31,7 @@ def tone_params(rng: np.random.Generator, count: int) -> list[str]:
 
 def write_tones(ctx: TaskContext, paths: list[str]) -> None:
     for index, path in enumerate(paths):
-        ctx.client.put_file(path, media.wav_tone(220 + 110 * index, TONE_SECONDS))
+        ctx.client.put_file(path, media.wav_tone(220 + 110 * index, TONE_SECONDS, rate=TONE_RATE))
 
 
 class BuildPlaylist(VlcTask):

@@ -8,6 +8,7 @@ and the snapshot image's size and pixels.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -93,11 +94,21 @@ class SubtitleLanguage(TracksClip):
         index = int(rng.integers(2))
         return {**params, "index": index, "language": LANGUAGES[params["subtitles"][index]]}
 
+    @staticmethod
+    def track_id(index: int) -> int:
+        """VLC's id of subtitle track ``index``: after the video (0) and the three audio tracks."""
+        return 4 + index
+
+    def prepare(self, ctx: TaskContext) -> None:
+        # VLC shows the first subtitle track by default: start on the other language, so doing nothing fails.
+        other = {"kind": "subtitle", "track_id": self.track_id(1 - ctx.params["index"])}
+        ctx.client.call_api("VlcTools", "select_track", json.dumps(other), timeout=30.0)
+
     def verify(self, ctx: TaskContext) -> VerifierResult:
         return verify_vlc_track(self.state(ctx, "list_tracks", kind="subtitle"), f"[{ctx.params['language']}]")
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(vlc_call("select_track", kind="subtitle", track_id=4 + params["index"]))
+        return api_calls(vlc_call("select_track", kind="subtitle", track_id=self.track_id(params["index"])))
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "index": 1 - params["index"]}

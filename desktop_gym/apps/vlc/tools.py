@@ -164,7 +164,10 @@ class VlcTools(AppTools):
             return self._settle(lambda s: s["state"] == "playing" and s["current_id"] == item_id, "the item to play")
         if not self.list_playlist():
             raise ApiCallError("the playlist is empty (open_media first)")
-        self._command("pl_forceresume" if self._status()["state"] == "paused" else "pl_play")
+        state = self._status()["state"]
+        if state == "playing":
+            return self._status()  # pl_play would start the item again from its beginning
+        self._command("pl_forceresume" if state == "paused" else "pl_play")
         return self._settle(lambda s: s["state"] == "playing", "playback to start")
 
     def pause(self) -> dict[str, Any]:
