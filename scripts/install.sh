@@ -69,5 +69,8 @@ echo "== pip: installing desktop-gym[guest,dev,qemu,serve,train,llm]"
     pyqwest==0.12.0 sse-starlette==3.7.0 tenacity==9.2.1 aiofiles==25.1.0 tomli-w==1.2.0 \
     docstring-parser==0.18.0 math-verify==0.9.0 latex2sympy2-extended==1.11.0 \
     loguru==0.7.3 gepa==0.1.4 pyzmq==27.3.0 prime-tunnel==0.1.15
+# VS Code (app vscode): code-server from the npm registry, its native modules built offline; a finished
+# install is kept. Without Node 20 the vscode app is unavailable, the rest installs.
+bash scripts/install_code_server.sh || echo "== code-server not installed: the vscode app is unavailable" >&2
 .venv/bin/python -m desktop_gym.sysdeps
 .venv/bin/desktop-gym doctor
