@@ -57,6 +57,7 @@ class EditorIndentation(SettingsTask):
     """Indentation of the editor: tab size, spaces or tabs, and the rulers."""
 
     id = "vscode.editor_indentation"
+    oracles = ("api",)
     goal = (
         "In VS Code's user settings, make the editor indent with {indent} of size {size} (do not detect it from "
         "files) and show a vertical ruler at column {ruler}."
@@ -88,6 +89,7 @@ class AutoSave(SettingsTask):
     """Auto save after a delay, and trimming trailing whitespace on save."""
 
     id = "vscode.auto_save"
+    oracles = ("api",)
     goal = (
         "Make VS Code save files automatically {delay} milliseconds after the last edit, and trim trailing "
         "whitespace when a file is saved."
@@ -111,6 +113,7 @@ class ColorTheme(SettingsTask):
     """The color theme and the editor font size."""
 
     id = "vscode.color_theme"
+    oracles = ("api",)
     goal = "Switch VS Code to the '{theme}' color theme and set the editor font size to {font_size}."
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -127,6 +130,7 @@ class HideFiles(SettingsTask):
     """Files hidden from the explorer and from search (``files.exclude``)."""
 
     id = "vscode.hide_files"
+    oracles = ("api",)
     goal = (
         "Hide {patterns} from VS Code's file explorer (files.exclude), keeping VS Code's other exclusions "
         "out of it: the setting should hold exactly these patterns."
@@ -148,6 +152,7 @@ class RemoveSetting(SettingsTask):
     """Take one setting out of a settings.json with comments and trailing commas; keep the rest."""
 
     id = "vscode.remove_setting"
+    oracles = ("api",)
     goal = "Remove the '{key}' setting from VS Code's user settings, keeping every other setting as it is."
     KEPT = {"editor.fontSize": 13, "editor.minimap.enabled": False, "files.eol": "\n", "editor.wordWrap": "on"}
     REMOVABLE = {"editor.cursorStyle": "block", "editor.lineNumbers": "relative", "workbench.sideBar.location": "right"}
@@ -178,6 +183,7 @@ class AddKeybinding(VSCodeTask):
     """A user keybinding with a when-clause."""
 
     id = "vscode.add_keybinding"
+    oracles = ("api",)
     goal = (
         "In VS Code, bind {key} to the '{title}' command ({command}), only when the editor has focus (editorTextFocus)."
     )
@@ -203,6 +209,7 @@ class RemoveKeybinding(VSCodeTask):
     """One of the user's keybindings removed, the others kept."""
 
     id = "vscode.remove_keybinding"
+    oracles = ("api",)
     goal = "Remove your VS Code keybinding of {key} (it runs {command}); keep your other keybindings."
     tags = ("vscode", "keybindings")
 

@@ -54,6 +54,7 @@ class RenameIdentifier(VSCodeTask):
     """An identifier renamed in every Python file of the project (search and replace across files)."""
 
     id = "vscode.rename_identifier"
+    oracles = ("api",)
     goal = (
         "In the project {folder} open in VS Code, rename '{identifier}' to '{new_name}' in every Python file "
         "(definition and uses); change nothing else."
@@ -83,6 +84,7 @@ class EditConfig(VSCodeTask):
     """Two values changed in the project's config module, the rest of the file kept."""
 
     id = "vscode.edit_config"
+    oracles = ("api",)
     goal = "In VS Code, edit {folder}/app/config.py: turn DEBUG off (False) and set PORT to {port}. Save the file."
     tags = ("vscode", "code", "edit")
 
@@ -112,6 +114,7 @@ class OpenFile(VSCodeTask):
     """A file of the project in the active editor."""
 
     id = "vscode.open_file"
+    oracles = ("api",)
     goal = "Open the file {path} in the VS Code editor (it should be the active editor)."
     tags = ("vscode", "navigation")
 
@@ -134,6 +137,7 @@ class OpenFolder(VSCodeTask):
     """Another folder as the workspace."""
 
     id = "vscode.open_folder"
+    oracles = ("api",)
     goal = "Make VS Code show the folder {folder} as its workspace."
     tags = ("vscode", "navigation")
 
@@ -183,6 +187,7 @@ class InstallExtension(ExtensionTask):
     """An extension installed from its .vsix (offline), the decoy not."""
 
     id = "vscode.install_extension"
+    oracles = ("api",)
     goal = (
         "Install the VS Code extension '{display}' from its .vsix file in ~/Downloads (the marketplace is "
         "offline). Do not install other extensions."
@@ -205,6 +210,7 @@ class UninstallExtension(ExtensionTask):
     """One of two installed extensions uninstalled."""
 
     id = "vscode.uninstall_extension"
+    oracles = ("api",)
     goal = "Uninstall the VS Code extension '{display}' ({id}); keep the other installed extension."
 
     def prepare(self, ctx: TaskContext) -> None:
