@@ -5,11 +5,14 @@ verifiers (each passes on the right file and fails on a near miss)."""
 from __future__ import annotations
 
 import json
+import time
 import zipfile
 from io import BytesIO
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from desktop_gym.apps.vscode import workspace_search
 from desktop_gym.apps.vscode.extensions import installed_from
@@ -49,29 +52,42 @@ def test_keybindings_compare_as_vs_code_does():
 
 
 def test_search_and_replace_skip_hidden_binary_and_big_files(tmp_path: Path):
-    (tmp_path / "a.py").write_text("total = 1\nprint(total)\n")
+    (tmp_path / "a.py").write_text("total = 1\nprint(total)")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b.txt").write_text("Total\n")
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "c.py").write_text("total\n")
     (tmp_path / "bin.dat").write_bytes(b"total\0")
     (tmp_path / "big.py").write_text("total\n" * (workspace_search.MAX_FILE_BYTES // 6 + 10))
-    pattern = workspace_search.compile_pattern("total", regex=False, match_case=False)
-    matches, cut = workspace_search.search(tmp_path, pattern, "", 100)
-    assert [(m.path.name, m.line) for m in matches] == [("a.py", 1), ("a.py", 2), ("b.txt", 1)] and not cut
-    assert workspace_search.search(tmp_path, pattern, "*.py", 1) == ([matches[0]], True)
-    exact = workspace_search.compile_pattern("total", regex=False, match_case=True)
-    changed = workspace_search.replace(tmp_path, exact, r"sum\1", "", regex=False)
-    assert changed == {tmp_path / "a.py": "sum\\1 = 1\nprint(sum\\1)\n"}
-    grouped = workspace_search.compile_pattern(r"(t)otal", regex=True, match_case=True)
-    assert workspace_search.replace(tmp_path, grouped, r"\1ally", "*.py", regex=True)[tmp_path / "a.py"].startswith(
-        "tally"
+    matches, cut = workspace_search.search(tmp_path, "total", False, False, "", 100)
+    assert sorted((m.path.name, m.line, m.text) for m in matches) == [
+        ("a.py", 1, "total = 1"),
+        ("a.py", 2, "print(total)"),
+        ("b.txt", 1, "Total"),
+    ]
+    assert not cut and all(m.path.parent in (tmp_path, tmp_path / "sub") for m in matches)
+    assert len(workspace_search.search(tmp_path, "total", False, False, "*.py", 1)[0]) == 1
+    assert workspace_search.search(tmp_path, "total", False, False, "*.py", 1)[1]
+    files = workspace_search.matching_files(tmp_path, "total", False, True, "")
+    assert files == [tmp_path / "a.py"]
+    original = (tmp_path / "a.py").read_text()
+    assert workspace_search.replaced_text(files[0], original, "total", "$1x", False, True) == "$1x = 1\nprint($1x)"
+    assert workspace_search.replaced_text(files[0], original, "TOTAL", "$x", False, False) == "$x = 1\nprint($x)"
+    assert workspace_search.replaced_text(files[0], original, "(t)otal", "${1}ally", True, True) == (
+        "tally = 1\nprint(tally)"
     )
     for bad in ("", "x" * (workspace_search.MAX_PATTERN_CHARS + 1)):
-        with pytest.raises(ValueError):
-            workspace_search.compile_pattern(bad, regex=False, match_case=True)
-    with pytest.raises(ValueError, match="regular expression"):
-        workspace_search.compile_pattern("(", regex=True, match_case=True)
+        with pytest.raises(workspace_search.SearchError):
+            workspace_search.rg_argv(bad, False, True, "")
+    with pytest.raises(workspace_search.SearchError, match="ripgrep refused"):
+        workspace_search.search(tmp_path, "(", True, True, "", 10)
+
+
+def test_a_backtracking_pattern_cannot_hang_the_search(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("a" * 40 + "!\n")
+    started = time.monotonic()
+    assert workspace_search.search(tmp_path, "^(a+)+$", True, True, "", 10) == ([], False)
+    assert time.monotonic() - started < 10
 
 
 def test_search_does_not_follow_a_symlink_out_of_the_folder(tmp_path: Path):
@@ -82,8 +98,26 @@ def test_search_does_not_follow_a_symlink_out_of_the_folder(tmp_path: Path):
     work.mkdir()
     (work / "link").symlink_to(outside)
     (work / "file.txt").symlink_to(outside / "secret.txt")
-    pattern = workspace_search.compile_pattern("total", regex=False, match_case=True)
-    assert workspace_search.search(work, pattern, "", 10) == ([], False)
+    assert workspace_search.search(work, "total", False, True, "", 10) == ([], False)
+
+
+MATCH_RECORDS = st.fixed_dictionaries(
+    {"path": st.text(min_size=1, max_size=20), "line": st.integers(1, 10**6), "text": st.text(max_size=40)}
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(MATCH_RECORDS, max_size=8), st.lists(st.text(max_size=30), max_size=4), st.integers(0, 10))
+def test_rg_json_parser_reads_back_every_match_and_skips_the_rest(records, noise, limit):
+    lines = [json.dumps({"type": "begin", "data": {"path": {"text": "x"}}}), *noise]
+    for record in records:
+        data = {"path": {"text": record["path"]}, "lines": {"text": record["text"] + "\n"}}
+        lines.append(json.dumps({"type": "match", "data": {**data, "line_number": record["line"]}}))
+    lines.append(json.dumps({"type": "match", "data": {"path": {"bytes": "AA=="}, "lines": {"text": "z"}}}))
+    matches, cut = workspace_search.parse_matches(lines, limit)
+    wanted = [(Path(r["path"]), r["line"], r["text"].rstrip("\r\n")) for r in records]
+    assert [(m.path, m.line, m.text) for m in matches] == wanted[:limit]
+    assert cut == (len(records) > limit)
 
 
 def test_extension_record_and_vsix():

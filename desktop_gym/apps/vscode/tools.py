@@ -117,12 +117,12 @@ class VSCodeTools(VSCodeToolsBase):
     def search_in_files(
         self, text: str, include: str = "", regex: bool = False, match_case: bool = False, max_results: int = 100
     ) -> list[dict]:
-        """Find lines in the workspace folder's text files (hidden folders and node_modules are skipped).
+        """Find lines in the workspace folder's text files (hidden, git-ignored and binary files are skipped).
 
         Args:
             text: What to find (literal unless regex).
             include: A glob of the files to search, e.g. "*.py" or "src/*.js" (default: all).
-            regex: Treat text as a Python regular expression.
+            regex: Treat text as a regular expression (ripgrep's syntax, as VS Code's search).
             match_case: Match upper and lower case exactly.
             max_results: The most lines returned (1 to 500).
 
@@ -131,8 +131,11 @@ class VSCodeTools(VSCodeToolsBase):
         """
         if not 1 <= max_results <= MAX_RESULTS:
             raise ApiArgumentError(f"max_results must be 1 to {MAX_RESULTS}, got {max_results}")
-        pattern = self._pattern(text, regex, match_case)
-        matches, _cut = workspace_search.search(self._folder(), pattern, include, max_results)
+        folder = self._folder()
+        try:
+            matches, _cut = workspace_search.search(folder, text, regex, match_case, include, max_results)
+        except workspace_search.SearchError as error:
+            raise ApiArgumentError(str(error)) from None
         return [{"path": self._show(m.path), "line": m.line, "text": m.text[:500]} for m in matches]
 
     def replace_in_files(
@@ -142,19 +145,28 @@ class VSCodeTools(VSCodeToolsBase):
 
         Args:
             text: What to find (literal unless regex).
-            replacement: What replaces each match (with regex, \\1 names a group).
+            replacement: What replaces each match (with regex, $1 names a group).
             include: A glob of the files to change, e.g. "*.py" (default: all).
-            regex: Treat text as a Python regular expression.
+            regex: Treat text as a regular expression (ripgrep's syntax, as VS Code's search).
             match_case: Match upper and lower case exactly.
 
         Returns:
             {"files": [paths changed], "count": number of files changed}.
         """
-        pattern = self._pattern(text, regex, match_case)
-        changed = workspace_search.replace(self._folder(), pattern, replacement, include, regex)
-        for path, new in changed.items():
-            self._write(path, new)
-        return {"files": [self._show(path) for path in changed], "count": len(changed)}
+        folder = self._folder()
+        changed = []
+        try:
+            for path in workspace_search.matching_files(folder, text, regex, match_case, include):
+                if path.is_symlink() or not self._files._confined(path.resolve()):
+                    continue
+                original = self._read(path, workspace_search.MAX_FILE_BYTES) or ""
+                new = workspace_search.replaced_text(path, original, text, replacement, regex, match_case)
+                if new != original:
+                    self._write(path, new)
+                    changed.append(self._show(path))
+        except workspace_search.SearchError as error:
+            raise ApiArgumentError(str(error)) from None
+        return {"files": changed, "count": len(changed)}
 
     def run_in_terminal(self, command: str, timeout: float = 30.0) -> dict:
         """Run a bash command in the workspace folder (as VS Code's integrated terminal would) and wait.
@@ -291,12 +303,6 @@ class VSCodeTools(VSCodeToolsBase):
         return self._cli("--uninstall-extension", name)
 
     # ------------------------------------------------------------------ helpers
-    def _pattern(self, text: str, regex: bool, match_case: bool) -> Any:
-        try:
-            return workspace_search.compile_pattern(text, regex, match_case)
-        except ValueError as error:
-            raise ApiArgumentError(str(error)) from None
-
     def _cli(self, *arguments: str) -> str:
         result, _cut = run_capped(
             extensions.cli_argv(self.home, *arguments), session_env(self.home), timeout=extensions.CLI_TIMEOUT_S

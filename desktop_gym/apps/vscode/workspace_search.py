@@ -1,112 +1,142 @@
-"""Search and replace across the text files of a workspace folder, as VS Code's Search view does.
+"""Search and replace across a workspace folder with ripgrep, the engine of VS Code's own Search view.
 
-Files are found by a walk that skips hidden folders (``.git``) and folders VS Code excludes by
-default (``node_modules``), never follows a symlink out of the folder, and stops at caps on the
-files looked at, their size and the matches returned. Matching is literal by default, or a Python
-regular expression (``re``, with a size cap on the pattern). Standard library only.
+ripgrep's regular expressions run in linear time (an agent's pattern cannot hang the guest), it
+skips hidden and ignored files and binary files as VS Code's search does, never follows symlinks
+here, and each run has a timeout and an output cap. :func:`parse_matches` reads its ``--json``
+lines. A literal replacement is done here; a regular-expression one by ripgrep's ``--passthru
+--replace`` (groups as ``$1``, as in VS Code's Replace).
 """
 
 from __future__ import annotations
 
-import fnmatch
-import os
-import re
-from collections.abc import Iterator
+import json
+import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The most files one search or replace looks at.
-MAX_FILES = 5000
+from desktop_gym.guest.processes import run_capped, session_env
+
 #: Files bigger than this are skipped (as VS Code skips large files).
+MAX_FILE_SIZE = "2M"
 MAX_FILE_BYTES = 2 * 1024 * 1024
 #: The longest search text or pattern.
 MAX_PATTERN_CHARS = 1000
-#: Folders never searched.
-SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
+#: The most files one replace changes.
+MAX_FILES = 1000
+#: Seconds one ripgrep run may take, and the most output read from it.
+RG_TIMEOUT_S = 30.0
+MAX_RG_OUTPUT_BYTES = 8 * 1024 * 1024
+
+
+class SearchError(Exception):
+    """ripgrep refused the search (a bad pattern) or is missing; the message says which."""
 
 
 @dataclass(frozen=True)
 class Match:
-    """One matching line: its file, 1-based line number and text."""
+    """One matching line: its file, 1-based line number and text (without the line break)."""
 
     path: Path
     line: int
     text: str
 
 
-def compile_pattern(text: str, regex: bool, match_case: bool) -> re.Pattern[str]:
-    """The pattern of a search: ``text`` literally, or as a regular expression.
+def check_pattern(text: str) -> str:
+    """``text`` as a search pattern.
 
     Raises:
-        ValueError: empty, too long, or not a valid regular expression.
+        SearchError: empty or over :data:`MAX_PATTERN_CHARS`.
     """
     if not text:
-        raise ValueError("the search text must not be empty")
+        raise SearchError("the search text must not be empty")
     if len(text) > MAX_PATTERN_CHARS:
-        raise ValueError(f"the search text is over {MAX_PATTERN_CHARS} characters")
-    flags = 0 if match_case else re.IGNORECASE
-    try:
-        return re.compile(text if regex else re.escape(text), flags)
-    except re.error as error:
-        raise ValueError(f"not a valid regular expression: {error}") from None
+        raise SearchError(f"the search text is over {MAX_PATTERN_CHARS} characters")
+    return text
 
 
-def text_files(folder: Path, include: str = "") -> Iterator[Path]:
-    """The workspace's text files under ``folder`` whose path relative to it matches the glob ``include``
-    (all files when empty), at most :data:`MAX_FILES` looked at, in a stable order."""
-    seen = 0
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
-        for name in sorted(files):
-            seen += 1
-            if seen > MAX_FILES:
-                return
-            path = Path(root) / name
-            relative = path.relative_to(folder).as_posix()
-            if include and not (fnmatch.fnmatch(relative, include) or fnmatch.fnmatch(name, include)):
-                continue
-            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            yield path
+def rg_argv(text: str, regex: bool, match_case: bool, include: str, *extra: str) -> list[str]:
+    """The ripgrep command for a search of ``text`` (``extra`` flags before the pattern)."""
+    program = shutil.which("rg")
+    if program is None:
+        raise SearchError("ripgrep (rg) is not installed")
+    flags = [program, "--no-config", "--no-follow", "--color=never", f"--max-filesize={MAX_FILE_SIZE}"]
+    flags.append("--case-sensitive" if match_case else "--ignore-case")
+    if not regex:
+        flags.append("--fixed-strings")
+    if include:
+        flags += ["--glob", include]
+    return [*flags, *extra, "--regexp", check_pattern(text)]
 
 
-def read_text(path: Path) -> str | None:
-    """The file's text, None for a binary (a NUL byte) or non-UTF-8 file."""
-    data = path.read_bytes()[:MAX_FILE_BYTES]
-    if b"\0" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+def parse_matches(lines: Iterable[str], limit: int) -> tuple[list[Match], bool]:
+    """The matches in ripgrep's ``--json`` output lines: ``(matches, cut)``, cut past ``limit``.
 
-
-def search(folder: Path, pattern: re.Pattern[str], include: str, max_results: int) -> tuple[list[Match], bool]:
-    """Matching lines under ``folder``: ``(matches, cut)``, cut when more than ``max_results`` matched."""
+    Lines that are not match records (begin, end, summary, a path that is not UTF-8) are skipped;
+    a line that is not JSON is skipped too (ripgrep writes one record a line).
+    """
     found: list[Match] = []
-    for path in text_files(folder, include):
-        text = read_text(path)
-        if text is None:
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
             continue
-        for number, line in enumerate(text.splitlines(), start=1):
-            if pattern.search(line):
-                if len(found) == max_results:
-                    return found, True
-                found.append(Match(path, number, line))
+        if not isinstance(record, dict) or record.get("type") != "match" or not isinstance(record.get("data"), dict):
+            continue
+        data = record["data"]
+        path = (data.get("path") or {}).get("text") if isinstance(data.get("path"), dict) else None
+        text = (data.get("lines") or {}).get("text") if isinstance(data.get("lines"), dict) else None
+        number = data.get("line_number")
+        if not isinstance(path, str) or not isinstance(text, str) or not isinstance(number, int):
+            continue
+        if len(found) == limit:
+            return found, True
+        found.append(Match(Path(path), number, text.rstrip("\r\n")))
     return found, False
 
 
-def replace(folder: Path, pattern: re.Pattern[str], replacement: str, include: str, regex: bool) -> dict[Path, str]:
-    """The new text of each file under ``folder`` with every match replaced (files without one are left out).
+def _run(argv: list[str], folder: Path) -> str:
+    result, _cut = run_capped(
+        argv, session_env(folder), timeout=RG_TIMEOUT_S, cwd=folder, max_output_bytes=MAX_RG_OUTPUT_BYTES
+    )
+    if result.timed_out:
+        raise SearchError(f"the search took over {RG_TIMEOUT_S:g} s")
+    if "No files were searched" in result.stderr:
+        return ""  # every file was skipped (hidden, ignored, a symlink): nothing matches
+    if result.returncode not in (0, 1):  # 1: nothing matched
+        raise SearchError(f"ripgrep refused: {result.stderr.strip()[-300:]}")
+    return result.stdout
 
-    A regular expression's replacement may name groups (``\\1``); a literal one is taken as is.
+
+def search(
+    folder: Path, text: str, regex: bool, match_case: bool, include: str, limit: int
+) -> tuple[list[Match], bool]:
+    """Matching lines under ``folder`` (absolute paths): ``(matches, cut)``."""
+    output = _run(rg_argv(text, regex, match_case, include, "--json"), folder)
+    matches, cut = parse_matches(output.splitlines(), limit)
+    return [Match(folder / m.path if not m.path.is_absolute() else m.path, m.line, m.text) for m in matches], cut
+
+
+def matching_files(folder: Path, text: str, regex: bool, match_case: bool, include: str) -> list[Path]:
+    """The files under ``folder`` with a match (absolute paths, sorted, at most :data:`MAX_FILES`).
+
+    Raises:
+        SearchError: more files than :data:`MAX_FILES` match.
     """
-    changed: dict[Path, str] = {}
-    for path in text_files(folder, include):
-        text = read_text(path)
-        if text is None:
-            continue
-        new = pattern.sub(replacement if regex else lambda _m: replacement, text)
-        if new != text:
-            changed[path] = new
-    return changed
+    output = _run(rg_argv(text, regex, match_case, include, "--files-with-matches", "--null"), folder)
+    names = sorted(name for name in output.split("\0") if name.strip())
+    if len(names) > MAX_FILES:
+        raise SearchError(f"{len(names)} files match; narrow the search with include (at most {MAX_FILES})")
+    return [folder / name for name in names]
+
+
+def replaced_text(path: Path, original: str, text: str, replacement: str, regex: bool, match_case: bool) -> str:
+    """``original`` (the file at ``path``) with every match replaced."""
+    if not regex and match_case:
+        return original.replace(text, replacement)
+    argv = rg_argv(text, regex, match_case, "", "--passthru", "--no-line-number", "--no-filename")
+    argv[-2:-2] = ["--replace", replacement if regex else replacement.replace("$", "$$")]
+    new = _run([*argv, "--", str(path)], path.parent)
+    if not original.endswith("\n") and new.endswith("\n"):
+        new = new[:-1]  # ripgrep ends the last line; the file did not
+    return new
