@@ -106,6 +106,8 @@ def test_search_replace_and_edit_change_the_files(editor):
     assert "'hi ' + name" in read(editor, "~/proj/src/util.py")
     with pytest.raises(GuestError, match="occurs 0 times"):
         vscode(editor, "edit_file", path="~/proj/src/util.py", old_text="'hello '", new_text="x")
+    with pytest.raises(GuestError, match="include must be"):
+        vscode(editor, "search_in_files", text="x", include="*" * 300)
     with pytest.raises(GuestError, match="unclosed group"):
         vscode(editor, "search_in_files", text="(", regex=True)
 

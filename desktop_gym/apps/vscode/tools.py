@@ -32,6 +32,8 @@ MAX_SETTINGS_PER_CALL = 100
 MAX_RESULTS = 500
 MAX_COMMAND_TIMEOUT_S = 120.0
 MAX_OUTPUT_CHARS = 100_000
+MAX_GLOB_CHARS = 200
+MAX_REPLACEMENT_CHARS = 10_000
 
 
 class VSCodeTools(VSCodeToolsBase):
@@ -108,6 +110,8 @@ class VSCodeTools(VSCodeToolsBase):
         if not target.is_file():
             raise ApiArgumentError(f"path: {self._show(target)} is not a file")
         text = self._read(target, workspace_search.MAX_FILE_BYTES) or ""
+        if len(text) - count * len(old_text) + count * len(new_text) > workspace_search.MAX_FILE_BYTES:
+            raise ApiArgumentError(f"the edited file would be over {workspace_search.MAX_FILE_BYTES} characters")
         found = text.count(old_text)
         if found != count:
             raise ApiCallError(f"old_text occurs {found} times in {self._show(target)}, expected {count}")
@@ -131,6 +135,7 @@ class VSCodeTools(VSCodeToolsBase):
         """
         if not 1 <= max_results <= MAX_RESULTS:
             raise ApiArgumentError(f"max_results must be 1 to {MAX_RESULTS}, got {max_results}")
+        self._glob(include)
         folder = self._folder()
         try:
             matches, _cut = workspace_search.search(folder, text, regex, match_case, include, max_results)
@@ -153,6 +158,9 @@ class VSCodeTools(VSCodeToolsBase):
         Returns:
             {"files": [paths changed], "count": number of files changed}.
         """
+        self._glob(include)
+        if len(replacement) > MAX_REPLACEMENT_CHARS:
+            raise ApiArgumentError(f"replacement is over {MAX_REPLACEMENT_CHARS} characters")
         folder = self._folder()
         changed = []
         try:
@@ -303,6 +311,11 @@ class VSCodeTools(VSCodeToolsBase):
         return self._cli("--uninstall-extension", name)
 
     # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _glob(include: str) -> None:
+        if len(include) > MAX_GLOB_CHARS or "\0" in include:
+            raise ApiArgumentError(f"include must be a glob of at most {MAX_GLOB_CHARS} characters, e.g. '*.py'")
+
     def _cli(self, *arguments: str) -> str:
         result, _cut = run_capped(
             extensions.cli_argv(self.home, *arguments), session_env(self.home), timeout=extensions.CLI_TIMEOUT_S
