@@ -91,6 +91,9 @@ FILE_VERIFIER_KWARGS: dict[str, dict[str, Any]] = {
     "image_color_count": {"max_colors": 2},
     "image_brightness": {"low": 0, "high": 255},
     "image_region_ink": {"box": [0, 0, 1, 1], "color": [0, 0, 0]},
+    "vscode_settings": {"expected": {"editor.tabSize": 2}},
+    "vscode_keybinding": {"key": "ctrl+alt+f", "command": "editor.action.formatDocument"},
+    "vscode_extensions": {"installed": {"acme.tool": ""}},
 }
 
 BROKEN_FILES = {
