@@ -24,7 +24,10 @@ MAX_EDITOR_FILE_BYTES = 4 * 1024 * 1024
 def _decoded(data: bytes, what: str) -> str:
     if len(data) > MAX_EDITOR_FILE_BYTES:
         raise ValueError(f"{what} is over {MAX_EDITOR_FILE_BYTES} bytes")
-    return data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise ValueError(f"{what} is empty")  # VS Code writes at least "{}" or "[]"
+    return text
 
 
 def _same(found: Any, expected: Any) -> bool:
@@ -61,7 +64,11 @@ def verify_vscode_keybinding(
     ``bound=False``, it does not."""
     from ..apps.vscode.settings_files import keybindings_of, same_rule
 
-    rules = [] if data is None else guarded_read("keybindings.json", lambda: keybindings_of(_decoded(data, "x")))
+    if data is None:
+        if bound:
+            return VerifierResult.failed("keybindings.json does not exist")
+        return VerifierResult.passed(f"keybindings.json does not exist, so {key} is not bound to {command}")
+    rules = guarded_read("keybindings.json", lambda: keybindings_of(_decoded(data, "keybindings.json")))
     matching = [rule for rule in rules if same_rule(rule, key, command)]
     if not bound:
         if matching:
@@ -85,7 +92,11 @@ def verify_vscode_extensions(
     and none of the ``absent`` ids."""
     from ..apps.vscode.extensions import installed_from
 
-    entries = [] if data is None else guarded_read("extensions.json", lambda: installed_from(_decoded(data, "x")))
+    if data is None:
+        if installed:
+            return VerifierResult.failed("extensions.json does not exist (no extension is installed)")
+        return VerifierResult.passed("extensions.json does not exist, so none of the absent extensions is installed")
+    entries = guarded_read("extensions.json", lambda: installed_from(_decoded(data, "extensions.json")))
     versions = {entry["id"]: entry["version"] for entry in entries}
     for ext_id, version in (installed or {}).items():
         if ext_id.lower() not in versions:
