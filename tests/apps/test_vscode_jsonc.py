@@ -26,9 +26,9 @@ def _with_comments(value: object, comments: list[str]) -> str:
     for char in text:
         out.append(char)
         if in_string:
-            escaped = (char == "\\") and not escaped
             if char == '"' and not escaped:
                 in_string = False
+            escaped = char == "\\" and not escaped
             continue
         if char == '"':
             in_string = True
