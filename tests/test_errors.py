@@ -85,6 +85,11 @@ INTERNAL_EXCEPTIONS = {
     "verifiers/result.py": {"CheckFailed"},  # a failed check, turned into a VerifierResult
     "desktop_gym/apps/chrome/sites/server.py": {"_Reject"},  # a refused request, answered by the site server
     "api_generators/sandbox_runner.py": {"TestTimedOut", "SandboxViolation"},  # inside the sandbox process
+    # App channels: each tool class turns them into ApiCallError (readiness retries on them).
+    "desktop_gym/apps/gimp/scriptfu.py": {"ScriptFuError"},
+    "desktop_gym/apps/gimp/sexp.py": {"SexpError"},
+    "desktop_gym/apps/vlc/control.py": {"VlcControlError"},
+    "desktop_gym/apps/vscode/workspace_search.py": {"SearchError"},
 }
 
 

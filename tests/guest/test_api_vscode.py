@@ -144,7 +144,7 @@ def test_save_active_editor_saves_what_was_typed_in_the_editor(editor):
     save_active_editor presses the workbench's Ctrl+S; then it is in the file."""
     from pathlib import Path
 
-    from desktop_gym.apps.chrome.devtools import connect
+    from desktop_gym.apps.devtools import connect
     from desktop_gym.apps.vscode.workbench import Workbench
 
     editor.put_file("~/proj/notes.md", b"first\n")

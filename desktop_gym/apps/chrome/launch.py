@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ...errors import TaskSetupError
 from ...polling import poll_until
-from .devtools import DevToolsError, connect
+from ..devtools import DevToolsError, connect
 from .profile import prepare_profile, profile_dir
 
 log = logging.getLogger(__name__)
@@ -134,7 +134,7 @@ def wait_browser_ready(home: Path, launch_dir: Path, deadline: float) -> None:
     Raises:
         TimeoutError: not by ``deadline`` (names what was last seen).
     """
-    from .browser import Browser
+    from ..devtools_browser import Browser
 
     profile = profile_dir(Path(home))
 

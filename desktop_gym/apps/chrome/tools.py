@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ...polling import poll_until
+from ..devtools import DevToolsError
+from ..devtools_browser import Browser
 from . import webui_scripts
-from .browser import Browser
-from .devtools import DevToolsError
 from .tools_common import MAX_RESULTS, ApiArgumentError, ApiCallError
 from .tools_pages import PageTools
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
+from ..devtools import DevToolsError, connect
+from ..devtools_browser import Browser
 from ..tools_base import ApiArgumentError, ApiCallError, AppTools
-from .browser import Browser
-from .devtools import DevToolsError, connect
 from .profile import DOWNLOADS_DIR, profile_dir
 
 #: Caps on what one call may ask for or return.

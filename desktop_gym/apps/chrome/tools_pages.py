@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..devtools import DevToolsError
+from ..devtools_browser import Browser
 from . import page_scripts
-from .browser import Browser
-from .devtools import DevToolsError
 from .tools_common import MAX_RESULTS, MAX_TEXT_CHARS, ApiArgumentError, ChromeToolsBase
 
 

@@ -2,7 +2,7 @@
 
 Offered next to the focused app's API whatever app is focused (app key ``"os"``). It needs no
 UNO connection: the registry runs it in a worker thread under the same deadline as app APIs.
-File paths are the desktop user's, confined to the home (see :mod:`.os_files`). The clipboard is
+File paths are the desktop user's, confined to the home (see :mod:`desktop_gym.apps.home_files`). The clipboard is
 the desktop's X ``CLIPBOARD`` selection through ``xclip``, so real apps paste what is set here.
 """
 
@@ -14,7 +14,7 @@ from typing import ClassVar
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
 from desktop_gym.guest.processes import run_capped, session_env
 
-from .files import OSFileTools, truncate
+from ..home_files import OSFileTools, truncate
 
 MAX_SHELL_TIMEOUT_S = 120.0
 MAX_OUTPUT_CHARS = 1_000_000

@@ -15,7 +15,7 @@ from typing import Any
 
 from desktop_gym.guest.processes import run_capped, session_env
 
-from ..os.files import truncate
+from ..home_files import truncate
 from . import extensions, workspace_search
 from .settings_files import (
     KEYBINDINGS_FILE,

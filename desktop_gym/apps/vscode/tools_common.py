@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...errors import DevToolsError
-from ..os.files import OSFileTools
+from ..home_files import OSFileTools
 from ..tools_base import ApiArgumentError, ApiCallError, AppTools
 from .launch import session_path
 from .settings_files import MAX_NAME_CHARS, keybindings_of, settings_of
@@ -106,7 +106,7 @@ class VSCodeToolsBase(AppTools):
     def _workbench(self, timeout: float = 30.0) -> Iterator[Workbench]:
         record = self._record()
         try:
-            from ..chrome.devtools import connect
+            from ..devtools import connect
 
             workbench = Workbench(record, connect(Path(record["profile"]), timeout=timeout))
         except DevToolsError as error:

@@ -16,8 +16,8 @@ from typing import Any
 
 from ...errors import DevToolsError
 from ...polling import poll_until
-from ..chrome.browser import Browser
-from ..chrome.devtools import DevTools, connect
+from ..devtools import DevTools, connect
+from ..devtools_browser import Browser
 from .launch import session_path, workbench_url
 
 #: The biggest session record read.

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...errors import DevToolsError
+from ..errors import DevToolsError
 
 #: The biggest message accepted from the browser (a page's text, a screenshot is never asked for).
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024

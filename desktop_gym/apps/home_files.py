@@ -23,7 +23,7 @@ from typing import Any
 
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
 
-from ..tools_base import AppTools
+from .tools_base import AppTools
 
 ALLOW_OUTSIDE_HOME_ENV = "DESKTOP_GYM_OS_TOOLS_ALLOW_OUTSIDE_HOME"
 MAX_LISTED = 500

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ...polling import poll_until
+from ..polling import poll_until
 from .devtools import DevTools, DevToolsError
 
 #: Seconds a page load may take before a navigation gives up waiting (the page stays as it is).
