@@ -33,7 +33,8 @@ def test_the_task_count_is_the_registry_s(page: Path) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_the_api_method_counts_are_the_tool_classes(page: Path) -> None:
-    methods = {app: len(registry.api_tool_schemas(app)) for app in ("calc", "writer", "impress", "os", "editor")}
+    apps = ("calc", "writer", "impress", "os", "editor", "chrome", "gimp", "vlc", "vscode")
+    methods = {app: len(registry.api_tool_schemas(app)) for app in apps}
     assert stated(r"(\d+) Calc, (\d+) Writer and (\d+) Impress methods", page) == [
         methods["calc"],
         methods["writer"],
@@ -41,6 +42,8 @@ def test_the_api_method_counts_are_the_tool_classes(page: Path) -> None:
     ]
     assert stated(r"(\d+) `OSTools`", page) == [methods["os"]]
     assert stated(r"(\d+) `EditorTools`", page) == [methods["editor"]]
+    for app, tools in (("chrome", "Chrome"), ("gimp", "Gimp"), ("vlc", "Vlc"), ("vscode", "VSCode")):
+        assert stated(rf"(\d+) `{tools}Tools`", page) == [methods[app]], tools
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
