@@ -1,7 +1,7 @@
-"""Apps side by side: reset time and memory of a desktop with Calc, Writer or Chromium open.
+"""Apps side by side: reset time and memory of a desktop with Calc, Writer, Chromium, GIMP, VLC or VS Code open.
 
-Run: ``.venv/bin/python bench/bench_apps.py [--resets 10] [--json FILE]``. One local desktop per
-app runs for the whole benchmark; the desktops are reset in turn (Calc, Writer, Chrome, Calc, ...)
+Run: ``.venv/bin/python bench/bench_apps.py [--resets 10] [--apps calc gimp ...] [--json FILE]``. One
+local desktop per app runs for the whole benchmark; the desktops are reset in turn (Calc, Writer, ...)
 so every app sees the same machine load, with a screenshot-only observation. The table gives each
 app's reset time (median and quartiles over ``--resets`` resets, after one warm-up reset) and the
 PSS of its whole desktop after the last reset (Xvfb, openbox, dbus, at-spi, the guest agent and the
@@ -30,6 +30,9 @@ TASKS = {
     "calc": "starter.calc_fill_totals",
     "writer": "starter.writer_append_paragraph",
     "chrome": "chrome.bookmark_page",
+    "gimp": "gimp.invert_colors",
+    "vlc": "vlc.set_volume",
+    "vscode": "vscode.editor_indentation",
 }
 MAX_RESETS = 50
 
@@ -114,7 +117,7 @@ def main() -> None:
         args.json.write_text(
             json.dumps(
                 {
-                    "title": "Apps side by side: reset time and desktop memory with Calc, Writer, Chromium",
+                    "title": "Apps side by side: reset time and desktop memory with " + ", ".join(result["seconds"]),
                     "benchmark": "bench/bench_apps.py",
                     "command": " ".join([".venv/bin/python", "bench/bench_apps.py", *sys.argv[1:]]),
                     "measured": started,
