@@ -48,7 +48,12 @@ class EnvSection:
 
 @dataclass(frozen=True)
 class PromptSection:
-    """The prompt (see ``desktop_gym.episode.prompts.PromptConfig``)."""
+    """The prompt (see ``desktop_gym.episode.prompts.PromptConfig``).
+
+    With ``vision`` the policy is a vision-language model (``model.path``: its folder, loaded with
+    ``AutoModelForImageTextToText`` and ``AutoProcessor``) that sees the last ``max_screenshots``
+    screenshots (``env.observation`` must include ``screenshot``); steps keep them as PNG files.
+    """
 
     a11y_max_nodes: int = 60
     history: int = 2
@@ -166,6 +171,10 @@ class TrainConfig:
     grpo: GRPOConfig = field(default_factory=GRPOConfig)
     entropulse: EntropulseConfig = field(default_factory=EntropulseConfig)
     record_trajectories: bool = False
+
+    def __post_init__(self) -> None:
+        if self.prompt.vision and not {"screenshot", "som_screenshot"} & set(self.env.observation):
+            raise ValueError("prompt.vision needs the screenshot: add 'screenshot' to env.observation")
 
 
 def _coerce(value: Any, hint: Any, where: str) -> Any:

@@ -42,6 +42,7 @@ class Sample:
     weight: float = 1.0
     old_logprobs: list[float] | None = None
     ref_logprobs: list[float] | None = None
+    vision: dict[str, Any] | None = None  # a vision prompt's pixel inputs (``desktop_gym.train.vision``)
 
 
 def prompt_token_ids(
@@ -117,8 +118,12 @@ def batch_tensors(samples: Sequence[Sample], pad_id: int, device: Any = None) ->
     ``response_mask[b, t]`` is 1 when token ``t + 1`` of row ``b`` is a response token, matching
     ``logits[:, :-1]`` predicting ``input_ids[:, 1:]``. ``behavior`` holds sampling log-probs at
     the same positions where ``behavior_known`` is 1; ``old`` and ``ref`` hold the frozen
-    pre-update and reference log-probs (zeros where a sample has none). Every tensor is put on
-    ``device`` (the model's device; None keeps the CPU).
+    pre-update and reference log-probs (zeros where a sample has none). Samples of a vision prompt
+    add their pixel inputs (``pixel_values`` etc.), concatenated over the rows in order. Every
+    tensor is put on ``device`` (the model's device; None keeps the CPU).
+
+    Raises:
+        ValueError: some samples have pixel inputs and some do not, or their inputs differ in kind.
     """
     import torch
 
@@ -153,9 +158,22 @@ def batch_tensors(samples: Sequence[Sample], pad_id: int, device: Any = None) ->
         "advantages": torch.tensor([s.advantage for s in samples], dtype=torch.float32),
         "weights": torch.tensor([s.weight for s in samples], dtype=torch.float32),
     }
+    batch.update(_vision_batch(samples))
     if device is not None:
         batch = {key: value.to(device) for key, value in batch.items()}
     return batch
+
+
+def _vision_batch(samples: Sequence[Sample]) -> dict[str, Any]:
+    """The rows' pixel inputs, each kind concatenated along its first dimension (none for text samples)."""
+    import torch
+
+    kinds = {tuple(sorted(s.vision)) if s.vision else () for s in samples}
+    if kinds == {()}:
+        return {}
+    if len(kinds) != 1 or () in kinds:
+        raise ValueError(f"a batch mixes samples with different pixel inputs: {sorted(kinds)}")
+    return {key: torch.cat([s.vision[key] for s in samples if s.vision], dim=0) for key in kinds.pop()}
 
 
 def response_values(values: Any, sample: Sample) -> list[float]:
@@ -184,7 +202,8 @@ def token_logprobs(
     first tensor is instead the log-likelihood of the smoothed target (1 - e on the token, e spread
     evenly over the vocabulary): ``(1 - e) log p(token) + e mean_v log p(v)``. Runs under bfloat16
     autocast on the model's device type when ``bf16`` and the device computes bf16 natively
-    (:func:`native_bf16`); log-softmax is taken in float32.
+    (:func:`native_bf16`); log-softmax is taken in float32. A batch with pixel inputs (a vision model's) feeds them
+    to the model (in the weights' dtype) and runs whole.
     """
     import torch
 
@@ -192,12 +211,15 @@ def token_logprobs(
     input_ids = batch["input_ids"].to(device)
     attention = batch["attention_mask"].to(device)
     keep = _response_positions(model, batch)
+    pixels = _pixel_inputs(model, batch)
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16 and native_bf16(device)):
         if keep is None:
-            logits = model(input_ids=input_ids, attention_mask=attention).logits[:, :-1]
+            logits = model(input_ids=input_ids, attention_mask=attention, **pixels).logits[:, :-1]
         else:  # the vocabulary projection only where a response token is predicted: the prompt's logits are
             # never read, and at 49k tokens of vocabulary they were most of the memory (GBs for a long prompt)
-            logits = model(input_ids=input_ids, attention_mask=attention, logits_to_keep=keep.to(device)).logits
+            logits = model(
+                input_ids=input_ids, attention_mask=attention, logits_to_keep=keep.to(device), **pixels
+            ).logits
     logits = logits.float()
     if temperature > 0 and temperature != 1.0:
         logits = logits / temperature
@@ -212,6 +234,13 @@ def token_logprobs(
     if keep is None:
         return chosen, entropy
     return _spread(chosen, keep, input_ids.shape), None if entropy is None else _spread(entropy, keep, input_ids.shape)
+
+
+def _pixel_inputs(model: Any, batch: dict[str, Any]) -> dict[str, Any]:
+    """The batch's pixel inputs for the model (empty for a text batch)."""
+    from .vision import VISION_INPUTS, model_inputs
+
+    return model_inputs({key: batch[key] for key in VISION_INPUTS if key in batch}, model)
 
 
 def native_bf16(device: Any) -> bool:

@@ -69,9 +69,14 @@ class VersionedPolicy:
                 self._cut_at_newline(generation)
         return generations
 
-    def generate_ids(self, prompts: Sequence[Sequence[int]]) -> list[Generation]:
-        """Sample a continuation of each prompt (token ids), left-padded into one batch on the model's device."""
+    def generate_ids(self, prompts: Sequence[Sequence[int]], inputs: dict[str, Any] | None = None) -> list[Generation]:
+        """Sample a continuation of each prompt (token ids), left-padded into one batch on the model's device.
+
+        ``inputs`` are further model inputs for the batch (a vision prompt's pixel inputs).
+        """
         import torch
+
+        from .vision import model_inputs
 
         if not prompts:
             return []
@@ -100,6 +105,7 @@ class VersionedPolicy:
                     return_dict_in_generate=True,
                     output_logits=True,
                     **sampling,
+                    **model_inputs(inputs or {}, self.model),
                 )
         generated = output.sequences[:, width:].cpu()
         logits = torch.stack(output.logits, dim=1).float().cpu()

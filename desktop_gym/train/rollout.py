@@ -17,7 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop_gym.episode.prompts import Generation, Policy, PromptConfig, Turn, build_messages, system_prompt, text_only
+from desktop_gym.episode.images import ImageStore, store_images
+from desktop_gym.episode.prompts import (
+    Generation,
+    Messages,
+    Policy,
+    PromptConfig,
+    Turn,
+    build_messages,
+    system_prompt,
+    text_only,
+)
 from desktop_gym.episode.trajectory import Step, Trajectory, TrajectoryWriter
 
 from .rewards import RewardRule, assign_rewards
@@ -105,6 +115,13 @@ class RolloutCollector:
         reward_rule: sets step rewards of each finished trajectory (a function or a registered name).
         record_dir: when set, every trajectory is written below it (with screenshots if observed).
         describe_format: ``env.describe`` format for the system prompt.
+        image_dir: with ``prompt.vision`` and no ``record_dir``, where the prompts' screenshots are
+            written (a recorded trajectory keeps them in its own folder). A step keeps its prompt
+            with each screenshot as a PNG file path (:mod:`desktop_gym.episode.images`), never the
+            pixels, so trajectories held for training cost no image memory.
+
+    Raises:
+        ValueError: no envs; or ``prompt.vision`` with neither ``record_dir`` nor ``image_dir``.
     """
 
     def __init__(
@@ -115,9 +132,13 @@ class RolloutCollector:
         reward_rule: RewardRule | str = "computerrl",
         record_dir: Path | str | None = None,
         describe_format: str = "python",
+        image_dir: Path | str | None = None,
     ) -> None:
         if not envs:
             raise ValueError("RolloutCollector needs at least one env")
+        if prompt is not None and prompt.vision and not (record_dir or image_dir):
+            raise ValueError("a vision prompt's screenshots need a folder: pass record_dir or image_dir")
+        self.image_dir = Path(image_dir) if image_dir else None
         self.envs = list(envs)
         self.policy = policy
         self.prompt = prompt or PromptConfig()
@@ -226,7 +247,7 @@ class RolloutCollector:
             action=action,
             completion=generation.text,
             observation={k: observation[k] for k in PROMPT_OBSERVATION_PARTS if k in observation},
-            messages=text_only(messages),
+            messages=self._kept_messages(slot, messages),
             terminated=bool(terminated),
             truncated=bool(truncated),
             well_formed=self._well_formed(action),
@@ -249,6 +270,14 @@ class RolloutCollector:
             slot.trajectory.crash = crash or info.get("crash")
             return self._finish(slot)
         return None
+
+    def _kept_messages(self, slot: _Slot, messages: Messages) -> Messages:
+        """The prompt as the step keeps it: text only, or (vision) with screenshots as PNG file paths."""
+        if not self.prompt.vision:
+            return text_only(messages)
+        folder = slot.writer.folder if slot.writer is not None else self.image_dir
+        assert folder is not None  # checked in __init__
+        return store_images(messages, ImageStore(folder))
 
     def _finish(self, slot: _Slot) -> Trajectory:
         trajectory = slot.trajectory

@@ -10,6 +10,7 @@ SFT phase on successful rollouts (then the reference is reset to the SFT result)
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import shutil
 import time
@@ -43,6 +44,8 @@ from .rollout import EpisodeSpec, RolloutCollector, RolloutStats, grouped_episod
 from .sampling import FrontierSampler
 from .sft import sft_updates
 from .update import UpdateOptions, grpo_update
+from .vision import load_vision_model, vision_sample
+from .vision_policy import VisionPolicy
 
 __all__ = ["Trainer", "VersionedPolicy", "load_policy_model", "make_envs"]
 
@@ -114,7 +117,11 @@ class Trainer:
         self._owns_envs = envs is None
         self.envs = list(envs) if envs is not None else make_envs(config)
         section = config.model
-        self.tokenizer, self.model = model or load_policy_model(section.path, section.device, section.bf16_weights)
+        loader = load_vision_model if config.prompt.vision else load_policy_model
+        first, self.model = model or loader(section.path, section.device, section.bf16_weights)
+        # With prompt.vision the first item is the model's processor (it holds the tokenizer).
+        self.processor = first if config.prompt.vision else None
+        self.tokenizer = first.tokenizer if config.prompt.vision else first
         check_context(self.model, section.max_prompt_tokens, section.max_new_tokens)
         if config.model.lora_rank:
             from peft import LoraConfig, get_peft_model
@@ -133,7 +140,9 @@ class Trainer:
         if rl.asynchronous:  # rollouts sample from a copy synced after each update
             self.sampler_policy = self._versioned_policy(copy.deepcopy(self.model))
         record = self.output / "trajectories" if config.record_trajectories else None
-        self.collector = RolloutCollector(self.envs, self.sampler_policy, self.prompt, rl.reward_rule, record)
+        self.collector = RolloutCollector(
+            self.envs, self.sampler_policy, self.prompt, rl.reward_rule, record, image_dir=self.output / "images"
+        )
         # Frontier Sampling keys by task id: a task's instances (seeds) share one success estimate, so
         # the estimate fills up (keyed by instance, most of 500 seeds are never seen twice).
         self.sampler = FrontierSampler(list(config.env.task_ids), seed=rl.seed)
@@ -147,7 +156,10 @@ class Trainer:
 
     def _versioned_policy(self, model: Any) -> VersionedPolicy:
         section = self.config.model
-        return VersionedPolicy(
+        policy = VersionedPolicy
+        if self.processor is not None:
+            policy = functools.partial(VisionPolicy, processor=self.processor)  # type: ignore[assignment]
+        return policy(
             model,
             self.tokenizer,
             section.temperature,
@@ -161,6 +173,8 @@ class Trainer:
     def _sample(self, step: Any, advantage: float = 0.0) -> Sample:
         """A step as a training sample, its prompt cut by the same budget and rule as sampling."""
         section = self.config.model
+        if self.processor is not None:
+            return vision_sample(self.processor, step, advantage, section.max_prompt_tokens)
         return step_sample(self.tokenizer, step, advantage, section.max_prompt_tokens, section.prompt_overflow)
 
     # ------------------------------------------------------------------ the run
@@ -429,7 +443,7 @@ class Trainer:
             shutil.rmtree(staging)
         staging.mkdir(parents=True)
         self.model.save_pretrained(str(staging))
-        self.tokenizer.save_pretrained(str(staging))
+        (self.processor if self.processor is not None else self.tokenizer).save_pretrained(str(staging))
         torch.save(self.optimizer.state_dict(), staging / "optimizer.pt")
         # Until the first SFT phase the reference is the initial model, which a resumed trainer loads anyway.
         reference_saved = self.reference is not None and self.trigger.phases_done > 0
@@ -465,7 +479,7 @@ class Trainer:
             FileNotFoundError: ``folder`` holds no ``trainer_state.json``.
         """
         import torch
-        from transformers import AutoModelForCausalLM
+        from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
         folder = Path(folder) if folder else self.output / "checkpoint"
         state_file = folder / "trainer_state.json"
@@ -479,7 +493,8 @@ class Trainer:
 
             set_peft_model_state_dict(self.model, load_file(str(folder / "adapter_model.safetensors")))
         else:
-            loaded = AutoModelForCausalLM.from_pretrained(str(folder))
+            auto = AutoModelForImageTextToText if self.processor is not None else AutoModelForCausalLM
+            loaded = auto.from_pretrained(str(folder))
             self.model.load_state_dict(loaded.state_dict())
         self.optimizer.load_state_dict(torch.load(folder / "optimizer.pt", map_location=device, weights_only=True))
         if self.reference is not None and state.get("reference") == "saved":

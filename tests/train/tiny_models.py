@@ -37,3 +37,75 @@ def offline_tokenizer() -> Any:
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer
+
+
+# ChatML (SmolLM2's turn format) over list contents: an image block becomes the processor's image token.
+VISION_CHAT_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for block in message['content'] %}{% if block['type'] == 'image' %}<image>{% else %}{{ block['text'] }}"
+    "{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def tiny_vlm(seed: int = 0, image_size: int = 32, patch_size: int = 8) -> tuple[Any, Any]:
+    """``(processor, model)``: a LLaVA with a 2-layer CLIP vision tower and a 2-layer Llama, random weights.
+
+    The processor is assembled from a CLIP image processor (screenshots resized and cropped to
+    ``image_size``) and the offline SmolLM2 tokenizer with an ``<image>`` token added; each image
+    is ``(image_size / patch_size) ** 2`` image tokens. Nothing is downloaded.
+    """
+    import copy
+
+    import torch
+    import transformers
+
+    tokenizer = copy.deepcopy(offline_tokenizer())
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<image>"]})
+    image_processor = transformers.CLIPImageProcessor(
+        size={"shortest_edge": image_size}, crop_size={"height": image_size, "width": image_size}
+    )
+    processor = transformers.LlavaProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        patch_size=patch_size,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,
+        chat_template=VISION_CHAT_TEMPLATE,
+    )
+    vision = transformers.CLIPVisionConfig(
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        image_size=image_size,
+        patch_size=patch_size,
+        projection_dim=32,
+    )
+    text = transformers.LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=2048,
+    )
+    config = transformers.LlavaConfig(
+        vision_config=vision,
+        text_config=text,
+        image_token_index=tokenizer.convert_tokens_to_ids("<image>"),
+        vision_feature_select_strategy="default",
+        vision_feature_layer=-1,
+    )
+    torch.manual_seed(seed)
+    return processor, transformers.LlavaForConditionalGeneration(config).eval()
+
+
+def save_tiny_vlm(folder: str, seed: int = 0) -> str:
+    """Write :func:`tiny_vlm`'s model and processor to ``folder`` (loadable by ``model.path``); returns it."""
+    processor, model = tiny_vlm(seed)
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
