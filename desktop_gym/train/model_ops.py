@@ -173,7 +173,16 @@ def _vision_batch(samples: Sequence[Sample]) -> dict[str, Any]:
         return {}
     if len(kinds) != 1 or () in kinds:
         raise ValueError(f"a batch mixes samples with different pixel inputs: {sorted(kinds)}")
-    return {key: torch.cat([s.vision[key] for s in samples if s.vision], dim=0) for key in kinds.pop()}
+    batch = {}
+    for key in kinds.pop():
+        rows = [s.vision[key] for s in samples if s.vision]
+        if len({tuple(row.shape[1:]) for row in rows}) > 1:
+            raise ValueError(
+                f"the rows' {key} differ in shape ({sorted({tuple(r.shape) for r in rows})}): this model's "
+                "pixel inputs cannot share a micro-batch (set rl.micro_batch: 1)"
+            )
+        batch[key] = torch.cat(rows, dim=0)
+    return batch
 
 
 def response_values(values: Any, sample: Sample) -> list[float]:

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from desktop_gym.episode.images import ImageStore, load_images, store_images
 from desktop_gym.episode.prompts import PromptConfig, build_messages
@@ -179,3 +181,29 @@ def test_vision_config_needs_the_screenshot_observation() -> None:
         build(TrainConfig, {"prompt": {"vision": True}})
     config = build(TrainConfig, {"prompt": {"vision": True}, "env": {"observation": ["instruction", "screenshot"]}})
     assert config.prompt.prompt_config().vision
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    height=st.integers(1, 24),
+    width=st.integers(1, 24),
+    channels=st.sampled_from([3, 4]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_any_screenshot_round_trips_through_its_png(
+    tmp_path_factory: pytest.TempPathFactory, height: int, width: int, channels: int, seed: int
+) -> None:
+    image = np.random.default_rng(seed).integers(0, 256, (height, width, channels), dtype=np.uint8)
+    message = {"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": "t"}]}
+    stored = store_images([message], ImageStore(tmp_path_factory.mktemp("png")))
+    assert isinstance(stored[0]["content"][0]["image"], str) and stored[0]["content"][1] == {
+        "type": "text",
+        "text": "t",
+    }
+    assert np.array_equal(load_images(stored)[0]["content"][0]["image"], image[:, :, :3])
+
+
+def test_pixel_inputs_of_different_shapes_name_the_fix() -> None:
+    samples = [Sample([1, 2], [3], vision={"pixel_values": torch.zeros(1, n, 3, 4, 4)}) for n in (1, 2)]
+    with pytest.raises(ValueError, match="micro_batch: 1"):
+        batch_tensors(samples, 0)
