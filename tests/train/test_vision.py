@@ -25,7 +25,7 @@ from desktop_gym.train.update import UpdateOptions, grpo_update
 from desktop_gym.train.vision import vision_inputs, vision_sample
 from desktop_gym.train.vision_policy import VisionPolicy
 
-from .tiny_models import tiny_vlm
+from .tiny_models import tiny_idefics3, tiny_vlm
 
 torch = pytest.importorskip("torch")
 PROMPT = PromptConfig(vision=True, history=0, prefill='CalcTools.set_cell_value(cell="')
@@ -47,6 +47,12 @@ def step_with(image: np.ndarray, store: ImageStore, completion: str = 'B2", valu
 @pytest.fixture(scope="module")
 def vlm() -> tuple[Any, Any]:
     return tiny_vlm(seed=0)
+
+
+@pytest.fixture(scope="module", params=["llava", "idefics3"])
+def any_vlm(request: pytest.FixtureRequest) -> tuple[Any, Any]:
+    """Each tiny architecture: LLaVA (one image, fixed tokens) and SmolVLM's Idefics3 (tiles, a pixel mask)."""
+    return tiny_vlm(seed=0) if request.param == "llava" else tiny_idefics3(seed=0)
 
 
 def test_stored_screenshot_round_trips_to_the_same_pixels_once(tmp_path: Path) -> None:
@@ -85,8 +91,8 @@ def test_vision_prompt_expands_image_tokens_and_keeps_the_budget(vlm: tuple[Any,
         vision_inputs(processor, step.messages, len(ids) - 1)
 
 
-def test_log_probs_depend_on_the_pixels(vlm: tuple[Any, Any], tmp_path: Path) -> None:
-    processor, model = vlm
+def test_log_probs_depend_on_the_pixels(any_vlm: tuple[Any, Any], tmp_path: Path) -> None:
+    processor, model = any_vlm
     store = ImageStore(tmp_path)
     samples = [vision_sample(processor, step_with(screen(seed), store)) for seed in (1, 2)]
     assert samples[0].prompt_ids == samples[1].prompt_ids  # the same text: only the pixels differ
@@ -97,9 +103,9 @@ def test_log_probs_depend_on_the_pixels(vlm: tuple[Any, Any], tmp_path: Path) ->
     assert not torch.allclose(logp[0][mask[0]], logp[1][mask[1]], atol=1e-6)
 
 
-def test_training_sees_the_prompt_sampling_saw(vlm: tuple[Any, Any], tmp_path: Path) -> None:
+def test_training_sees_the_prompt_sampling_saw(any_vlm: tuple[Any, Any], tmp_path: Path) -> None:
     """The behavior log-probs of a sampled answer are recomputed from the stored step, pixels and all."""
-    processor, model = vlm
+    processor, model = any_vlm
     policy = VisionPolicy(model, processor.tokenizer, 1.0, 6, False, 512, processor=processor, bf16=False)
     messages = build_messages("You operate Calc.", {"instruction": "Put 5 in B2", "screenshot": screen(3)}, (), PROMPT)
     torch.manual_seed(0)

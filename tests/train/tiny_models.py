@@ -109,3 +109,56 @@ def save_tiny_vlm(folder: str, seed: int = 0) -> str:
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
     return folder
+
+
+# SmolVLM's turn format ("User:<image>text<end_of_utterance>"), as its processor's chat template.
+SMOLVLM_CHAT_TEMPLATE = (
+    "<|im_start|>{% for message in messages %}{{ message['role'] | capitalize }}"
+    "{% if message['content'][0]['type'] == 'image' %}{{ ':' }}{% else %}{{ ': ' }}{% endif %}"
+    "{% for line in message['content'] %}{% if line['type'] == 'text' %}{{ line['text'] }}"
+    "{% elif line['type'] == 'image' %}{{ '<image>' }}{% endif %}{% endfor %}<end_of_utterance>\n{% endfor %}"
+    "{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}"
+)
+
+
+def tiny_idefics3(seed: int = 0) -> tuple[Any, Any]:
+    """``(processor, model)``: SmolVLM's architecture (Idefics3) with 2-layer towers and random weights.
+
+    Screenshots are split into 32x32 tiles plus a global view (a 16:9 screen is 5 images of 4
+    tokens each, with their tile markers), as SmolVLM's processor does. Nothing is downloaded.
+    """
+    import copy
+
+    import torch
+    import transformers
+
+    tokenizer = copy.deepcopy(offline_tokenizer())
+    tokenizer.add_special_tokens(
+        {"additional_special_tokens": ["<fake_token_around_image>", "<image>", "<global-img>", "<end_of_utterance>"]}
+    )
+    image_processor = transformers.Idefics3ImageProcessor(
+        size={"longest_edge": 64}, max_image_size={"longest_edge": 32}, do_image_splitting=True
+    )
+    processor = transformers.Idefics3Processor(
+        image_processor=image_processor, tokenizer=tokenizer, image_seq_len=4, chat_template=SMOLVLM_CHAT_TEMPLATE
+    )
+    vision = transformers.Idefics3VisionConfig(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, image_size=32, patch_size=8
+    )
+    text = transformers.LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=2048,
+    )
+    config = transformers.Idefics3Config(
+        vision_config=vision.to_dict(),
+        text_config=text.to_dict(),
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        scale_factor=2,
+    )
+    torch.manual_seed(seed)
+    return processor, transformers.Idefics3ForConditionalGeneration(config).eval()
