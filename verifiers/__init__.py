@@ -63,6 +63,16 @@ from .image_edits import (
     verify_image_region_ink,
 )
 from .images import image_fingerprint, verify_image_similar
+from .mail import (
+    MAIL_READS,
+    verify_mail_contact,
+    verify_mail_filter,
+    verify_mail_flags,
+    verify_mail_folders,
+    verify_mail_location,
+    verify_mail_prefs,
+    verify_mail_sent,
+)
 from .media_player import (
     MEDIA_PLAYER_READS,
     verify_vlc_playlist,
@@ -125,6 +135,14 @@ from .tables import TableOptions, compare_rows, verify_csv_rows, verify_sheet_ta
 __all__ = [
     "BROWSER_READS",
     "MEDIA_PLAYER_READS",
+    "MAIL_READS",
+    "verify_mail_contact",
+    "verify_mail_filter",
+    "verify_mail_flags",
+    "verify_mail_folders",
+    "verify_mail_location",
+    "verify_mail_prefs",
+    "verify_mail_sent",
     "verify_vlc_playlist",
     "verify_vlc_preferences",
     "verify_vlc_snapshot",

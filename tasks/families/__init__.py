@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (each registers its suite)
     impress,
     multi,
     os,
+    thunderbird_mail,
     train_demo,
     vlc_office,
     vlc_playback,
