@@ -73,6 +73,26 @@ def vision_inputs(
     return ids, {key: encoded[key] for key in VISION_INPUTS if key in encoded}
 
 
+def stack_pixel_inputs(inputs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Several prompts' pixel inputs as one batch's (each kind concatenated over the prompts, in order).
+
+    None when they cannot share a batch: different kinds, or shapes that differ past the first
+    dimension (e.g. SmolVLM prompts with different numbers of image tiles).
+    """
+    import torch
+
+    kinds = {tuple(sorted(item)) for item in inputs}
+    if len(kinds) != 1:
+        return None
+    stacked = {}
+    for key in kinds.pop():
+        rows = [item[key] for item in inputs]
+        if len({tuple(row.shape[1:]) for row in rows}) > 1:
+            return None
+        stacked[key] = torch.cat(rows, dim=0)
+    return stacked
+
+
 def vision_sample(processor: Any, step: Step, advantage: float = 0.0, max_prompt_tokens: int = 1024) -> Sample:
     """The ``Sample`` of a recorded vision step: its prompt rebuilt from the stored screenshots."""
     prompt_ids, pixels = vision_inputs(processor, step.messages, max_prompt_tokens)

@@ -22,7 +22,7 @@ from desktop_gym.train.grpo import GRPOConfig
 from desktop_gym.train.model_ops import Sample, batch_tensors, token_logprobs
 from desktop_gym.train.sft import sft_updates
 from desktop_gym.train.update import UpdateOptions, grpo_update
-from desktop_gym.train.vision import vision_inputs, vision_sample
+from desktop_gym.train.vision import stack_pixel_inputs, vision_inputs, vision_sample
 from desktop_gym.train.vision_policy import VisionPolicy
 
 from .tiny_models import tiny_idefics3, tiny_vlm
@@ -103,27 +103,46 @@ def test_log_probs_depend_on_the_pixels(any_vlm: tuple[Any, Any], tmp_path: Path
     assert not torch.allclose(logp[0][mask[0]], logp[1][mask[1]], atol=1e-6)
 
 
-def test_training_sees_the_prompt_sampling_saw(any_vlm: tuple[Any, Any], tmp_path: Path) -> None:
-    """The behavior log-probs of a sampled answer are recomputed from the stored step, pixels and all."""
+@pytest.mark.parametrize("shapes", [[(90, 160)] * 3, [(90, 160), (20, 160), (40, 40)]], ids=["stacked", "mixed"])
+def test_training_sees_the_prompt_sampling_saw(
+    any_vlm: tuple[Any, Any], shapes: list[tuple[int, int]], tmp_path: Path
+) -> None:
+    """Sampled answers' behavior log-probs are recomputed from the stored steps, pixels and all.
+
+    Three prompts of different lengths are sampled as one left-padded batch (same-size screens) or,
+    where their pixel inputs cannot be stacked (SmolVLM tiles of differently shaped screens), one
+    at a time; training recomputes them as one right-padded micro-batch or one by one.
+    """
     processor, model = any_vlm
     policy = VisionPolicy(model, processor.tokenizer, 1.0, 6, False, 512, processor=processor, bf16=False)
-    messages = build_messages("You operate Calc.", {"instruction": "Put 5 in B2", "screenshot": screen(3)}, (), PROMPT)
+    store = ImageStore(tmp_path)
+    prompts = []
+    for index, (height, width) in enumerate(shapes):
+        image = np.random.default_rng(index).integers(0, 256, (height, width, 3), dtype=np.uint8)
+        observation = {"instruction": "Put 5 in B2" + " now" * index * 3, "screenshot": image}
+        prompts.append(build_messages("You operate Calc.", observation, (), PROMPT))
     torch.manual_seed(0)
-    generation = policy.generate([messages])[0]
-    step = Step(
-        index=1,
-        action=PROMPT.prefill + generation.text,
-        completion=generation.text,
-        messages=store_images(messages, ImageStore(tmp_path)),
-        logprobs=generation.token_logprobs,
-        info={"token_ids": generation.token_ids},
-    )
-    sample = vision_sample(processor, step)
-    batch = batch_tensors([sample], processor.tokenizer.pad_token_id)
-    with torch.no_grad():
-        logp, _ = token_logprobs(model, batch, bf16=False)
-    recomputed = logp[0][batch["response_mask"][0].bool()]
-    assert torch.allclose(recomputed, torch.tensor(generation.token_logprobs), atol=1e-4)
+    generations = policy.generate(prompts)
+    samples = []
+    for messages, generation in zip(prompts, generations, strict=True):
+        step = Step(
+            index=1,
+            action=PROMPT.prefill + generation.text,
+            completion=generation.text,
+            messages=store_images(messages, store),
+            logprobs=generation.token_logprobs,
+            info={"token_ids": generation.token_ids},
+        )
+        samples.append(vision_sample(processor, step))
+    assert len({len(s.prompt_ids) for s in samples}) == 3  # padding had work to do
+    parts = [samples] if stack_pixel_inputs([s.vision for s in samples]) is not None else [[s] for s in samples]
+    for part in parts:
+        batch = batch_tensors(part, processor.tokenizer.pad_token_id)
+        with torch.no_grad():
+            logp, _ = token_logprobs(model, batch, bf16=False)
+        for row, sample in enumerate(part):
+            recomputed = logp[row][batch["response_mask"][row].bool()]
+            assert torch.allclose(recomputed, torch.tensor(sample.behavior_logprobs), atol=1e-4)
 
 
 def test_mixed_text_and_vision_batch_is_refused(vlm: tuple[Any, Any], tmp_path: Path) -> None:
