@@ -166,23 +166,18 @@ def batch_tensors(samples: Sequence[Sample], pad_id: int, device: Any = None) ->
 
 def _vision_batch(samples: Sequence[Sample]) -> dict[str, Any]:
     """The rows' pixel inputs, each kind concatenated along its first dimension (none for text samples)."""
-    import torch
+    from .vision import stack_pixel_inputs
 
-    kinds = {tuple(sorted(s.vision)) if s.vision else () for s in samples}
-    if kinds == {()}:
+    if not any(s.vision for s in samples):
         return {}
-    if len(kinds) != 1 or () in kinds:
-        raise ValueError(f"a batch mixes samples with different pixel inputs: {sorted(kinds)}")
-    batch = {}
-    for key in kinds.pop():
-        rows = [s.vision[key] for s in samples if s.vision]
-        if len({tuple(row.shape[1:]) for row in rows}) > 1:
-            raise ValueError(
-                f"the rows' {key} differ in shape ({sorted({tuple(r.shape) for r in rows})}): this model's "
-                "pixel inputs cannot share a micro-batch (set rl.micro_batch: 1)"
-            )
-        batch[key] = torch.cat(rows, dim=0)
-    return batch
+    stacked = stack_pixel_inputs([s.vision or {} for s in samples])
+    if stacked is None:
+        shapes = sorted({str({key: tuple(value.shape) for key, value in (s.vision or {}).items()}) for s in samples})
+        raise ValueError(
+            f"a batch's rows have pixel inputs that cannot be stacked ({', '.join(shapes)}): a text row among "
+            "vision rows, or a model whose images differ in shape (set rl.micro_batch: 1)"
+        )
+    return stacked
 
 
 def response_values(values: Any, sample: Sample) -> list[float]:

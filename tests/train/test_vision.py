@@ -148,7 +148,7 @@ def test_training_sees_the_prompt_sampling_saw(
 def test_mixed_text_and_vision_batch_is_refused(vlm: tuple[Any, Any], tmp_path: Path) -> None:
     processor, _ = vlm
     vision = vision_sample(processor, step_with(screen(1), ImageStore(tmp_path)))
-    with pytest.raises(ValueError, match="mixes"):
+    with pytest.raises(ValueError, match="text row among vision rows"):
         batch_tensors([vision, Sample([1, 2], [3])], 0)
 
 
