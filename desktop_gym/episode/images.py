@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from .prompts import Message, Messages
-from .trajectory import atomic_write_bytes
 
 MAX_IMAGE_PIXELS = 16_000_000  # a 4k screen is 8.3M pixels; larger is not a screenshot
 MAX_IMAGES_PER_PROMPT = 64
 
 
 class ImageStore:
-    """Writes screenshots as ``img_<sha1>.png`` files in ``folder`` (once each; atomic).
+    """Writes screenshots as ``img_<sha1>.png`` files in ``folder`` (once each; atomic, thread-safe).
 
     Args:
         folder: where the PNG files go (created when the first image is written).
@@ -49,7 +50,10 @@ class ImageStore:
             self.folder.mkdir(parents=True, exist_ok=True)
             buffer = io.BytesIO()
             Image.fromarray(array).save(buffer, format="PNG", compress_level=1)
-            atomic_write_bytes(path, buffer.getvalue())
+            # A temporary name of this thread's own: rollout threads may write the same screen at once.
+            temporary = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+            temporary.write_bytes(buffer.getvalue())
+            os.replace(temporary, path)
         return str(path)
 
 

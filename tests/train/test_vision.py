@@ -232,3 +232,14 @@ def test_pixel_inputs_of_different_shapes_name_the_fix() -> None:
     samples = [Sample([1, 2], [3], vision={"pixel_values": torch.zeros(1, n, 3, 4, 4)}) for n in (1, 2)]
     with pytest.raises(ValueError, match="micro_batch: 1"):
         batch_tensors(samples, 0)
+
+
+def test_threads_storing_the_same_screen_at_once_leave_one_file(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    image = screen(5)
+    for attempt in range(30):  # a shared temporary name failed about one attempt in 20
+        folder = tmp_path / str(attempt)
+        with ThreadPoolExecutor(max_workers=8) as threads:
+            paths = set(threads.map(lambda _, folder=folder: ImageStore(folder).save(image), range(16)))
+        assert len(paths) == 1 and [p.name for p in folder.iterdir()] == [Path(paths.pop()).name]
