@@ -42,7 +42,7 @@ class Sample:
     weight: float = 1.0
     old_logprobs: list[float] | None = None
     ref_logprobs: list[float] | None = None
-    vision: dict[str, Any] | None = None  # a vision prompt's pixel inputs (``desktop_gym.train.vision``)
+    vision: Any = None  # a vision prompt's pixel inputs: tensors, or a ``desktop_gym.train.vision.PixelInputs``
 
 
 def prompt_token_ids(

@@ -73,14 +73,43 @@ def vision_inputs(
     return ids, {key: encoded[key] for key in VISION_INPUTS if key in encoded}
 
 
-def stack_pixel_inputs(inputs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+class PixelInputs:
+    """A stored vision prompt's pixel inputs, recomputed from its PNG files whenever a batch needs them.
+
+    A training sample holds this instead of the tensors, so an iteration's samples cost no pixel
+    memory beyond the micro-batch being run (a SmolVLM screenshot is ~13 tiles of 512x512 floats,
+    ~40 MB). The recomputation is :func:`vision_inputs` again: the same files, the same pixels.
+
+    Args:
+        processor: the model's processor.
+        messages: the stored prompt (image blocks hold PNG paths).
+        max_prompt_tokens: the prompt budget.
+    """
+
+    def __init__(self, processor: Any, messages: Sequence[Message], max_prompt_tokens: int) -> None:
+        self.processor = processor
+        self.messages = list(messages)
+        self.max_prompt_tokens = max_prompt_tokens
+
+    def load(self) -> dict[str, Any]:
+        """The pixel inputs as CPU tensors (``pixel_values`` etc.)."""
+        return vision_inputs(self.processor, self.messages, self.max_prompt_tokens)[1]
+
+    def items(self) -> Any:
+        """``load().items()`` (so error messages can show the shapes)."""
+        return self.load().items()
+
+
+def stack_pixel_inputs(inputs: Sequence[dict[str, Any] | PixelInputs]) -> dict[str, Any] | None:
     """Several prompts' pixel inputs as one batch's (each kind concatenated over the prompts, in order).
 
-    None when they cannot share a batch: different kinds, or shapes that differ past the first
-    dimension (e.g. SmolVLM prompts with different numbers of image tiles).
+    ``PixelInputs`` are loaded first. None when they cannot share a batch: different kinds, or
+    shapes that differ past the first dimension (e.g. SmolVLM prompts with different numbers of
+    image tiles).
     """
     import torch
 
+    inputs = [item.load() if isinstance(item, PixelInputs) else item for item in inputs]
     kinds = {tuple(sorted(item)) for item in inputs}
     if len(kinds) != 1:
         return None
@@ -94,8 +123,11 @@ def stack_pixel_inputs(inputs: Sequence[dict[str, Any]]) -> dict[str, Any] | Non
 
 
 def vision_sample(processor: Any, step: Step, advantage: float = 0.0, max_prompt_tokens: int = 1024) -> Sample:
-    """The ``Sample`` of a recorded vision step: its prompt rebuilt from the stored screenshots."""
-    prompt_ids, pixels = vision_inputs(processor, step.messages, max_prompt_tokens)
+    """The ``Sample`` of a recorded vision step: its prompt rebuilt from the stored screenshots.
+
+    The sample's ``vision`` is a :class:`PixelInputs`: the pixels are read again per batch.
+    """
+    prompt_ids, _ = vision_inputs(processor, step.messages, max_prompt_tokens)
     token_ids = step.info.get("token_ids")
     if token_ids:
         response_ids = [int(t) for t in token_ids]
@@ -103,6 +135,7 @@ def vision_sample(processor: Any, step: Step, advantage: float = 0.0, max_prompt
     else:
         response_ids = processor.tokenizer(step.completion + END_OF_TURN, add_special_tokens=False)["input_ids"]
         behavior = None
+    pixels = PixelInputs(processor, step.messages, max_prompt_tokens)
     return Sample(prompt_ids, response_ids, advantage, behavior, step.policy_version, vision=pixels)
 
 

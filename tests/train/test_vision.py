@@ -22,7 +22,7 @@ from desktop_gym.train.grpo import GRPOConfig
 from desktop_gym.train.model_ops import Sample, batch_tensors, token_logprobs
 from desktop_gym.train.sft import sft_updates
 from desktop_gym.train.update import UpdateOptions, grpo_update
-from desktop_gym.train.vision import stack_pixel_inputs, vision_inputs, vision_sample
+from desktop_gym.train.vision import PixelInputs, stack_pixel_inputs, vision_inputs, vision_sample
 from desktop_gym.train.vision_policy import VisionPolicy
 
 from .tiny_models import tiny_idefics3, tiny_vlm
@@ -243,3 +243,14 @@ def test_threads_storing_the_same_screen_at_once_leave_one_file(tmp_path: Path) 
         with ThreadPoolExecutor(max_workers=8) as threads:
             paths = set(threads.map(lambda _, folder=folder: ImageStore(folder).save(image), range(16)))
         assert len(paths) == 1 and [p.name for p in folder.iterdir()] == [Path(paths.pop()).name]
+
+
+def test_samples_hold_no_pixels_and_read_the_png_per_batch(vlm: tuple[Any, Any], tmp_path: Path) -> None:
+    processor, _ = vlm
+    step = step_with(screen(1), ImageStore(tmp_path))
+    sample = vision_sample(processor, step)
+    assert isinstance(sample.vision, PixelInputs)
+    assert tuple(batch_tensors([sample], 0)["pixel_values"].shape) == (1, 3, 32, 32)
+    next(tmp_path.glob("*.png")).unlink()
+    with pytest.raises(FileNotFoundError, match="missing"):
+        batch_tensors([sample], 0)
