@@ -88,6 +88,8 @@ class ModelSection:
         device: ``auto`` (CUDA when there, else CPU), ``cpu`` or ``cuda``.
         one_line: cut each sampled action at its first newline (the answer format is one line);
             the kept tokens end with end-of-turn, so the model is trained to stop there.
+        prefix_cache: sample with the prompts' shared start (the system prompt) computed once per
+            weights version (:class:`~desktop_gym.train.prefix_policy.PrefixCachingPolicy`).
         threads: torch CPU threads (0: torch's default). On a CPU shared with other work, 1
             thread was several times faster than 2 (threads waiting on each other at every op).
     """
@@ -104,6 +106,7 @@ class ModelSection:
     device: str = "auto"
     one_line: bool = True
     threads: int = 0
+    prefix_cache: bool = True
 
 
 @dataclass(frozen=True)

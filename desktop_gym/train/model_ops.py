@@ -198,6 +198,7 @@ def token_logprobs(
     with_entropy: bool = False,
     label_smoothing: float = 0.0,
     temperature: float = 1.0,
+    share_prefix: bool = True,
 ) -> tuple[Any, Any]:
     """Log-probs of each next token (``[B, L-1]``) and, if asked, the distribution's entropy there.
 
@@ -206,16 +207,27 @@ def token_logprobs(
     first tensor is instead the log-likelihood of the smoothed target (1 - e on the token, e spread
     evenly over the vocabulary): ``(1 - e) log p(token) + e mean_v log p(v)``. Runs under bfloat16
     autocast on the model's device type when ``bf16`` and the device computes bf16 natively
-    (:func:`native_bf16`); log-softmax is taken in float32. A batch with pixel inputs (a vision model's) feeds them
+    (:func:`native_bf16`); log-softmax is taken in float32. With ``share_prefix`` the rows' common
+    start (the system prompt) runs once (:mod:`desktop_gym.train.shared_prefix`: same values and
+    gradients, a fraction of the compute). A batch with pixel inputs (a vision model's) feeds them
     to the model (in the weights' dtype) and runs whole.
     """
     import torch
+
+    from .shared_prefix import MIN_SHARED_PREFIX, shared_prefix_length
 
     device = model_device(model)
     input_ids = batch["input_ids"].to(device)
     attention = batch["attention_mask"].to(device)
     keep = _response_positions(model, batch)
     pixels = _pixel_inputs(model, batch)
+    prefix = 0
+    if share_prefix and keep is not None and not pixels:
+        prefix = shared_prefix_length(input_ids, attention, batch["response_mask"].to(device))
+    if prefix >= MIN_SHARED_PREFIX:
+        return _shared_prefix_logprobs(
+            model, input_ids, attention, prefix, batch, bf16, with_entropy, label_smoothing, temperature
+        )
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16 and native_bf16(device)):
         if keep is None:
             logits = model(input_ids=input_ids, attention_mask=attention, **pixels).logits[:, :-1]
@@ -245,6 +257,41 @@ def _pixel_inputs(model: Any, batch: dict[str, Any]) -> dict[str, Any]:
     from .vision import VISION_INPUTS, model_inputs
 
     return model_inputs({key: batch[key] for key in VISION_INPUTS if key in batch}, model)
+
+
+def _shared_prefix_logprobs(
+    model: Any,
+    input_ids: Any,
+    attention: Any,
+    prefix: int,
+    batch: dict[str, Any],
+    bf16: bool,
+    with_entropy: bool,
+    label_smoothing: float,
+    temperature: float,
+) -> tuple[Any, Any]:
+    """:func:`token_logprobs` with the rows' shared prefix run once; values at the response positions only."""
+    import torch
+
+    from .shared_prefix import prefix_shared_logits
+
+    device = input_ids.device
+    mask = batch["response_mask"].to(device)
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16 and native_bf16(device)):
+        logits, targets, (rows, ks), columns = prefix_shared_logits(model, input_ids, attention, prefix, mask)
+    logits = logits[rows, ks].float()  # [N, V]: only the response predictions
+    if temperature > 0 and temperature != 1.0:
+        logits = logits / temperature
+    logp_all = logits.log_softmax(-1)
+    chosen = logp_all.gather(-1, targets[rows, ks].unsqueeze(-1)).squeeze(-1)
+    if label_smoothing:
+        chosen = (1 - label_smoothing) * chosen + label_smoothing * logp_all.mean(-1)
+    shape = mask.shape
+    full = torch.zeros(shape, dtype=chosen.dtype, device=device).index_put((rows, columns), chosen)
+    if not with_entropy:
+        return full, None
+    entropy = -(logp_all.exp() * logp_all).sum(-1)
+    return full, torch.zeros(shape, dtype=entropy.dtype, device=device).index_put((rows, columns), entropy)
 
 
 def native_bf16(device: Any) -> bool:

@@ -40,6 +40,7 @@ from .metrics import MetricsLog, wilson_interval
 from .model_ops import Sample, batch_tensors, check_context, chunks, model_device, step_sample, token_logprobs
 from .plots import plot_metrics
 from .policy_model import VersionedPolicy
+from .prefix_policy import PrefixCachingPolicy
 from .rollout import EpisodeSpec, RolloutCollector, RolloutStats, grouped_episodes
 from .sampling import FrontierSampler
 from .sft import sft_updates
@@ -156,7 +157,7 @@ class Trainer:
 
     def _versioned_policy(self, model: Any) -> VersionedPolicy:
         section = self.config.model
-        policy = VersionedPolicy
+        policy = PrefixCachingPolicy if section.prefix_cache else VersionedPolicy
         if self.processor is not None:
             policy = functools.partial(VisionPolicy, processor=self.processor)  # type: ignore[assignment]
         return policy(
