@@ -79,3 +79,15 @@ def test_every_offered_api_schema_parses_back_as_a_json_tool_call():
         assert hybrid.parser.parse(json.dumps({"name": name, "arguments": {}})) == [ApiCall(tools, method, {})]
     call = hybrid.parser.parse(json.dumps({"name": "OSTools__path_exists", "arguments": {"path": "~"}}))
     assert call == [ApiCall("OSTools", "path_exists", {"path": "~"})]
+
+
+def test_brief_description_keeps_every_signature_and_drops_the_docs():
+    exposure = ApiExposure(ActionSet(style="computerrl"), "hybrid", "focused")
+    full, brief = exposure.describe(["calc"]), exposure.describe(["calc"], "brief")
+    signatures = [line for line in full.splitlines() if not line.startswith("    ")]
+    assert brief.splitlines() == signatures
+    assert "CalcTools.rename_sheet(old_name: str, new_name: str)" in brief
+    assert "Rename a sheet." in full and "Rename a sheet." not in brief
+    assert len(brief) < 0.75 * len(full)
+    with pytest.raises(ValueError, match="'python', 'brief' or 'json'"):
+        exposure.describe(["calc"], "short")
