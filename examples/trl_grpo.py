@@ -1,55 +1,82 @@
-"""Train SmolLM2-135M with TRL's GRPOTrainer on a real desktop task (CPU, a few minutes).
+"""Train SmolLM2-135M with TRL's GRPOTrainer(environment_factory=...) on a real desktop task (CPU, minutes).
 
-pip install -e ".[train,trl]"     # scripts/install.sh does this
-python examples/trl_grpo.py --steps 2
-python examples/trl_grpo.py --env-server 127.0.0.1:50051 --token ...   # desktops on an env server
+TRL drives the tool calls: the environment's tools are the env's actions (here only
+``CalcTools__set_cell_value``), the chat template renders them, and ``get_reward()`` is the task
+verifier's verdict, one scalar per completion (``environment_factory`` has no per-step reward;
+``examples/trl_rollout.py`` forwards per-step rewards through ``rollout_func``). The demo's setup in
+tool-call form: the answer is prefilled up to the cell (``<tool_call>\\n{"name":
+"CalcTools__set_cell_value", "arguments": {"cell": "``), where the untrained model succeeds
+sometimes::
+
+    pip install -e ".[train,trl]"     # scripts/install.sh does this
+    python examples/trl_grpo.py --steps 2 --group-size 4
+    python examples/trl_grpo.py --env-server 127.0.0.1:50051 --token ...   # desktops on an env server
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+import time
 
+from adapter_example import DEMO_TASK, demo_source, summary_line
 from trl import GRPOConfig, GRPOTrainer
 
 from desktop_gym.llm.model import load_default_model
-from desktop_gym.train.adapters.episode import EnvSource
-from desktop_gym.train.adapters.trl import DesktopGymSpec, with_tool_chat_template
+from desktop_gym.train.adapters.trl import TOOL_CALL_PREFILL, DesktopGymSpec, with_tool_chat_template
+
+DEMO_TOOL_PREFILL = TOOL_CALL_PREFILL + 'CalcTools__set_cell_value", "arguments": {"cell": "'
+"""The demo's prefill (``CalcTools.set_cell_value(cell="``) as the start of a tool call."""
+DEMO_TOOL_ROLE = (
+    "You operate LibreOffice Calc. Answer with one tool call: the call that does the task. For example, for the "
+    "task 'Enter the number 42 into cell D3 of the open spreadsheet.' the answer is\n<tool_call>\n"
+    '{"name": "CalcTools__set_cell_value", "arguments": {"cell": "D3", "value": 42}}\n</tool_call>'
+)
+"""The demo's role with one worked example in tool-call form (SmolLM2 without it: ~1 success in 16 at
+temperature 0.5, the number often lands in ``cell``; with it: 12/12 at 0.5, 2/12 at 1.0)."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="calc.enter_value")
+    parser.add_argument("--task", default=DEMO_TASK)
     parser.add_argument("--steps", type=int, default=2, help="optimizer steps")
+    parser.add_argument("--group-size", type=int, default=4, help="completions per prompt (one GRPO group a step)")
+    parser.add_argument("--temperature", type=float, default=0.8)
     parser.add_argument("--env-server", default=None, help="host:port of desktop-gym serve (default: desktops here)")
     parser.add_argument("--token", default=None)
     args = parser.parse_args()
+    if not 1 <= args.steps <= 100 or not 2 <= args.group_size <= 64:
+        parser.error("need 1 <= --steps <= 100 and 2 <= --group-size <= 64")
 
-    source = EnvSource(
-        address=args.env_server,
-        token=args.token,
-        options={"action_mode": "api", "observation": ("instruction", "last_action_result", "last_action_error")},
-    )
+    started = time.monotonic()
     spec = DesktopGymSpec(
-        [args.task], seeds=range(16), source=source, tools=["CalcTools__set_cell_value", "CalcTools__save"]
+        [args.task],
+        seeds=range(args.steps),
+        source=demo_source(1, args.env_server, args.token),
+        tools=["CalcTools__set_cell_value"],
+        system_prompt=DEMO_TOOL_ROLE,
     )
     tokenizer, model = load_default_model()
     config = GRPOConfig(
         output_dir=tempfile.mkdtemp(prefix="trl-desktop-"),
-        per_device_train_batch_size=2,
-        num_generations=2,
-        max_completion_length=48,
-        max_tool_calling_iterations=2,
+        per_device_train_batch_size=args.group_size,
+        num_generations=args.group_size,
+        max_completion_length=32,
+        max_tool_calling_iterations=1,
+        temperature=args.temperature,
         max_steps=args.steps,
+        learning_rate=1e-5,
         logging_steps=1,
         save_strategy="no",
         report_to="none",
         use_cpu=True,
+        bf16=False,
+        seed=0,
     )
     trainer = GRPOTrainer(
         model=model,
         args=config,
-        processing_class=with_tool_chat_template(tokenizer),
+        processing_class=with_tool_chat_template(tokenizer, prefill=DEMO_TOOL_PREFILL),
         train_dataset=spec.train_dataset,
         environment_factory=spec.environment_factory,
         reward_funcs=spec.reward_funcs,
@@ -58,9 +85,14 @@ def main() -> None:
         trainer.train()
     finally:
         spec.close()
+    norms = []
     for entry in trainer.state.log_history:
-        if "reward" in entry:
-            print(f"step {entry.get('step')}: reward {entry['reward']:.3f} (from the task verifier)")
+        if "grad_norm" in entry:
+            norms.append(float(entry["grad_norm"]))
+            print(f"step {entry.get('step')}: reward {entry.get('reward')} (verifier), grad norm {norms[-1]:.4f}")
+    rewards = [reward for env in spec.instances for reward in env.rewards]
+    print(f"took {time.monotonic() - started:.0f} s")
+    print(summary_line("trl_environment_factory", rewards, norms))
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 By default this starts ``desktop-gym llm serve``'s endpoint (SmolLM2-135M-Instruct, offline) in
 this process; pass ``--base-url`` to use any OpenAI-compatible endpoint instead (vLLM, a hosted
 model). Every rollout plays a real desktop; its reward is the task verifier's verdict. The
-defaults are the learning demo's: ``demo.enter_number``, one step, one tool described, the answer
-prefilled with ``CalcTools.set_cell_value(cell="``, where the untrained model succeeds sometimes::
+defaults are the learning demo's: ``demo.enter_number``, one step, the demo's prompt
+(``AdapterPrompt.demo()``: one call described with an example, the answer prefilled with
+``CalcTools.set_cell_value(cell="``), temperature 0.5, where the untrained model succeeds sometimes::
 
     python examples/verifiers_eval.py --episodes 8 --output-dir runs/verifiers
 
@@ -29,8 +30,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-DEMO_PREFILL = 'CalcTools.set_cell_value(cell="'
-"""The learning demo's prefill (``desktop_gym.train.demo.DEMO_PREFILL``)."""
 
 
 @contextlib.contextmanager
@@ -54,15 +53,16 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=8, help="rollouts, one seed each")
     parser.add_argument("--max-steps", type=int, default=1, help="env steps per episode")
     parser.add_argument("--max-tokens", type=int, default=16, help="tokens per model reply")
-    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
-    parser.add_argument("--prefill", default=DEMO_PREFILL, help="the start of every answer ('' for none)")
+    parser.add_argument("--temperature", type=float, default=0.5, help="sampling temperature")
+    parser.add_argument("--no-demo-prompt", action="store_true", help="use --tools and --prefill instead")
+    parser.add_argument("--prefill", default="", help="with --no-demo-prompt: the start of every answer")
     parser.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: local SmolLM2)")
     parser.add_argument("--model", default="SmolLM2-135M-Instruct")
     parser.add_argument(
         "--tools",
         nargs="*",
-        default=["CalcTools__set_cell_value"],
-        help="actions the system prompt describes (none given: everything the env offers)",
+        default=None,
+        help="with --no-demo-prompt: actions the system prompt describes (default: everything the env offers)",
     )
     parser.add_argument("--output-dir", type=Path, default=Path("runs/verifiers"))
     parser.add_argument("--json", type=Path, default=None, help="also write the per-episode rows here")
@@ -71,7 +71,10 @@ def main() -> None:
         if Path(path or ".").resolve() == REPOSITORY:
             sys.exit("run this example from outside the repository root: its verifiers/ folder shadows the package")
 
+    from adapter_example import summary_line
+
     from desktop_gym.train.adapters.episode import EnvSource
+    from desktop_gym.train.adapters.prompting import AdapterPrompt
     from desktop_gym.train.adapters.verifiers_env import env_config, episode_rewards, run_desktop_eval
 
     source = EnvSource(
@@ -86,9 +89,8 @@ def main() -> None:
         seeds=range(args.episodes),
         source=source,
         max_tokens=args.max_tokens,
-        tools=args.tools or None,
-        prefill=args.prefill,
         temperature=args.temperature,
+        prompt=AdapterPrompt(tools=args.tools, prefill=args.prefill) if args.no_demo_prompt else AdapterPrompt.demo(),
     )
     os.environ.setdefault("OPENAI_API_KEY", "local")
     with model_endpoint(args.base_url) as base_url:
@@ -105,6 +107,7 @@ def main() -> None:
     failed = [row for row in rows if row["errors"] or row["reward"] is None]
     successes = sum(1 for row in rows if row["reward"] == 1.0)
     print(f"reward-1 episodes: {successes} of {len(rows)} (task verifier); failed rollouts: {len(failed)}")
+    print(summary_line("verifiers", [row["reward"] for row in rows if row["reward"] is not None]))
     if failed:
         sys.exit(f"{len(failed)} rollouts failed (not scored): {failed[0]['errors'][:1]}")
 

@@ -106,7 +106,7 @@ def test_verifiers_loads_our_env_by_id_without_starting_desktops(open_dir: Path)
 @pytest.mark.timeout(CHILD_TIMEOUT + 60)
 def test_run_eval_rolls_out_desktop_episodes_against_the_local_endpoint(open_dir: Path) -> None:
     rows_path = open_dir / "rows.json"
-    args = [str(EXAMPLE), "--task", TASK_ID, "--tools", *TOOLS, "--prefill", "", "--episodes", "2"]
+    args = [str(EXAMPLE), "--task", TASK_ID, "--no-demo-prompt", "--tools", *TOOLS, "--prefill", "", "--episodes", "2"]
     args += ["--max-steps", "2", "--max-tokens", "24", "--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
     result = run_outside_root(args, open_dir, timeout=CHILD_TIMEOUT)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -136,7 +136,18 @@ def test_run_eval_rolls_out_desktop_episodes_against_the_local_endpoint(open_dir
 def test_run_eval_gives_reward_one_to_the_correct_episode_and_zero_to_the_wrong_one(open_dir: Path) -> None:
     scripted = StandInScriptedModel(wrong_episodes=frozenset({1}))
     rows_path = open_dir / "rows.json"
-    args = [str(EXAMPLE), "--task", DEMO_TASK_ID, "--tools", *DEMO_TOOLS, "--episodes", "2", "--max-steps", "1"]
+    args = [
+        str(EXAMPLE),
+        "--task",
+        DEMO_TASK_ID,
+        "--no-demo-prompt",
+        "--tools",
+        *DEMO_TOOLS,
+        "--episodes",
+        "2",
+        "--max-steps",
+        "1",
+    ]
     args += ["--prefill", "", "--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
     with scripted_endpoint(scripted) as base_url:
         result = run_outside_root([*args, "--base-url", base_url], open_dir, timeout=CHILD_TIMEOUT)
@@ -187,7 +198,18 @@ def test_vf_eval_runs_the_desktop_environment_by_its_id(open_dir: Path) -> None:
 @pytest.mark.timeout(CHILD_TIMEOUT + 60)
 def test_an_endpoint_outage_is_an_error_and_never_a_reward(open_dir: Path) -> None:
     rows_path = open_dir / "rows.json"
-    args = [str(EXAMPLE), "--task", DEMO_TASK_ID, "--tools", *DEMO_TOOLS, "--episodes", "1", "--max-steps", "1"]
+    args = [
+        str(EXAMPLE),
+        "--task",
+        DEMO_TASK_ID,
+        "--no-demo-prompt",
+        "--tools",
+        *DEMO_TOOLS,
+        "--episodes",
+        "1",
+        "--max-steps",
+        "1",
+    ]
     args += ["--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
     with outage_endpoint() as base_url:
         result = run_outside_root([*args, "--base-url", base_url], open_dir, timeout=CHILD_TIMEOUT)

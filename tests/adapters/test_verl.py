@@ -140,3 +140,41 @@ def test_vision_loop_carries_screenshots_and_prefill_and_the_verifier_judges(mon
     output = outputs[0]
     inputs = worker._compute_multi_modal_inputs(output, torch.tensor([output.prompt_ids + output.response_ids]))
     assert tuple(inputs["pixel_values"].shape) == (1, 3, PIXELS, PIXELS)
+
+
+@pytest.mark.stage_adapters
+@pytest.mark.timeout(300)
+def test_loop_describes_only_the_chosen_tools_and_resets_one_desktop_across_trajectories(monkeypatch) -> None:
+    from desktop_gym.train.adapters.pool import DESKTOP_POOL
+    from desktop_gym.train.adapters.prompting import PROMPT_VARIABLE, AdapterPrompt
+    from desktop_gym.train.adapters.verl import local_agent_loop, verl_rows
+
+    tokenizer, _ = stand_in_vision_processor()  # SmolLM2's tokenizer
+    monkeypatch.setenv(SOURCE_VARIABLE, DEMO_SOURCE.to_json())
+    monkeypatch.setenv(
+        PROMPT_VARIABLE, AdapterPrompt(tools=("CalcTools__set_cell_value",), prefill=DEMO_PREFILL).to_json()
+    )
+    scripted = StandInScriptedModel(prefill=DEMO_PREFILL, wrong_episodes=frozenset({1}))
+    server = ScriptedDemoServer(tokenizer, scripted)
+    rows = verl_rows([DEMO_TASK_ID], seeds=[0, 1])
+    sampling = {"temperature": 1.0, "top_p": 1.0, "logprobs": True}
+    started_before = DESKTOP_POOL.started
+    envs = []
+
+    async def one_after_another():
+        outputs = []
+        for row in rows:  # verl builds a new loop per sample; the desktop stays in the pool
+            loop = local_agent_loop(server, tokenizer, response_length=128)
+            outputs.append(await loop.run(dict(sampling), raw_prompt=row["prompt"], **row))
+            envs.append(DESKTOP_POOL._idle[DEMO_SOURCE.to_json()][-1].env)
+        return outputs
+
+    try:
+        outputs = asyncio.run(one_after_another())
+    finally:
+        DESKTOP_POOL.close()
+    assert DESKTOP_POOL.started - started_before == 1 and envs[0] is envs[1]  # one desktop, reset per trajectory
+    assert [output.reward_score for output in outputs] == [1.0, 0.0], [o.extra_fields for o in outputs]
+    prompt = tokenizer.decode(outputs[0].prompt_ids)
+    assert "CalcTools.set_cell_value(" in prompt and "CalcTools.save" not in prompt  # the tool filter
+    assert len(outputs[0].prompt_ids) < 400, len(outputs[0].prompt_ids)  # every Calc tool: ~2,157 tokens

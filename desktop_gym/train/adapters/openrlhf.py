@@ -10,6 +10,8 @@ vLLM engine actor; every prompt gets its own instance, i.e. its own desktop epis
 
 Configuration travels in environment variables (OpenRLHF builds instances without arguments):
 ``DESKTOP_GYM_SOURCE`` (an :class:`EnvSource` as JSON: env options or an env server address) and
+``DESKTOP_GYM_PROMPT`` (an ``AdapterPrompt`` as JSON: the tools the system prompt describes, the
+role, the action text, the prefill; ``AdapterPrompt.demo()`` is the learning demo's) and
 ``DESKTOP_GYM_PREFILL`` (the start of every answer, e.g. ``CalcTools.set_cell_value(cell="``).
 
 ``reset`` plays the row's task and returns the first prompt (system prompt with the offered
@@ -32,27 +34,26 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import torch
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
-from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.train.adapters.episode import (
     PREFILL_VARIABLE,
     SOURCE_VARIABLE,
-    DesktopEpisode,
-    describe_actions,
     screenshot_image,
     source_from_environment,
     task_rows,
 )
+from desktop_gym.train.adapters.pool import DESKTOP_POOL
+from desktop_gym.train.adapters.prompting import PROMPT_VARIABLE, prompt_from_environment
 
 TESTED_VERSION = "0.11.2"
 __all__ = [
     "PREFILL_VARIABLE",
+    "PROMPT_VARIABLE",
     "SOURCE_VARIABLE",
     "AgentExecutor",
     "DesktopAgentInstance",
@@ -99,13 +100,14 @@ class DesktopAgentInstance(AgentInstanceBase):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.source = source_from_environment()
-        self.prefill = os.environ.get(PREFILL_VARIABLE, "")
-        self.episode = DesktopEpisode(self.source)
+        self.prompt = prompt_from_environment()
+        self.prefill = self.prompt.prefill
+        self.episode = DESKTOP_POOL.acquire(self.source)  # a kept desktop, reset for this prompt
 
     async def reset(self, states: dict, **kwargs: Any) -> dict:
         """Start the labelled task; the observation is the chat-templated first prompt."""
         task_id, seed = parse_label(states["label"])
-        self.system = system_prompt(describe_actions([task_id], self.source), self.episode.prompt)
+        self.system = self.prompt.system([task_id], self.source, self.episode.prompt)
         text = await asyncio.to_thread(self.episode.start, task_id, seed)
         rendered = self._render([{"role": "system", "content": self.system}, {"role": "user", "content": text}])
         return {"observation": rendered + self.prefill}
@@ -114,9 +116,10 @@ class DesktopAgentInstance(AgentInstanceBase):
         """Play the model's answer as one action; the feedback is the next user turn."""
         action = self.prefill + states["action_text"]
         outcome = await asyncio.to_thread(self.episode.act, action)
-        if outcome.done:  # OpenRLHF drops the instance after the episode: give its desktop back now
-            await asyncio.to_thread(self.episode.close)
         feedback = "" if outcome.done else self._close_answer() + self._turn(outcome.text) + self.prefill
+        success, steps = self.episode.success, self.episode.steps
+        if outcome.done:  # OpenRLHF drops the instance after the episode: give its desktop back now
+            self._release()
         images = None
         if outcome.screenshot is not None and not outcome.done:
             images = [screenshot_image(outcome.screenshot)]
@@ -128,17 +131,21 @@ class DesktopAgentInstance(AgentInstanceBase):
             "done": outcome.done,
             "sampling_params": states.get("sampling_params"),
             "extra_logs": {
-                "success": torch.tensor(float(bool(self.episode.success))),
-                "steps": torch.tensor(float(self.episode.steps)),
+                "success": torch.tensor(float(bool(success))),
+                "steps": torch.tensor(float(steps)),
                 "action_error": torch.tensor(float(bool(outcome.info.get("action_error")))),
             },
         }
 
-    def __del__(self) -> None:
-        # An episode cut short by OpenRLHF's token budget never sees done: close its desktop here.
-        episode = getattr(self, "episode", None)
+    def _release(self) -> None:
+        """Give the desktop back to the pool (once); the next prompt's ``reset`` starts a new episode."""
+        episode, self.episode = getattr(self, "episode", None), None
         if episode is not None:
-            episode.close()
+            DESKTOP_POOL.release(episode)
+
+    def __del__(self) -> None:
+        # An episode cut short by OpenRLHF's token budget never sees done: give its desktop back here.
+        self._release()
 
     def _render(self, messages: list[dict[str, Any]]) -> str:
         if self.tokenizer is None:

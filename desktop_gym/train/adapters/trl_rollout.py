@@ -43,9 +43,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.llm.generation import chat_prompt
-from desktop_gym.train.adapters.episode import DesktopEpisode, EnvSource, describe_actions, task_rows
+from desktop_gym.train.adapters.episode import DesktopEpisode, EnvSource, task_rows
+from desktop_gym.train.adapters.prompting import AdapterPrompt
 from desktop_gym.train.adapters.standins import StandInGenerator, StandInSample
 from desktop_gym.train.rollout import well_formed_checker
 
@@ -124,6 +124,37 @@ class Sampler(Protocol):
         ...
 
 
+class TrainerVllmSampler:
+    """Answers with the trainer's vLLM (``GRPOTrainer.vllm_generation``), one prompt at a time.
+
+    Args:
+        trainer: a ``GRPOTrainer`` built with ``use_vllm=True``.
+        end_ids: token ids that end an answer (the tokenizer's end of turn).
+    """
+
+    def __init__(self, trainer: Any, end_ids: Iterable[int]) -> None:
+        self.generation = trainer.vllm_generation
+        self.end_ids = set(end_ids)
+
+    def sample(self, prompt_ids: Sequence[int], max_new_tokens: int, temperature: float = 1.0) -> StandInSample:
+        """One answer to ``prompt_ids`` (vLLM uses the trainer's sampling settings), cut to ``max_new_tokens``."""
+        _, completions, logprobs, _ = self.generation.generate(
+            prompts=[list(prompt_ids)], images=None, num_generations=1
+        )
+        ids = [int(token) for token in completions[0][:max_new_tokens]]
+        values = [float(top[0]) for top in logprobs[0][: len(ids)]]  # the sampled token's, as TRL keeps it
+        ended = bool(ids) and ids[-1] in self.end_ids
+        return StandInSample(ids, values, "stop" if ended else "length")
+
+
+def sampler_for(trainer: Any, tokenizer: Any) -> Sampler:
+    """The trainer's vLLM when it was built with ``use_vllm=True``, else its model through transformers."""
+    if getattr(trainer, "use_vllm", False):
+        ends = {tokenizer.eos_token_id, tokenizer.convert_tokens_to_ids("<|im_end|>")}
+        return TrainerVllmSampler(trainer, {token for token in ends if isinstance(token, int) and token >= 0})
+    return StandInGenerator(trainer.model, tokenizer)
+
+
 class DesktopRolloutFunc:
     """A TRL ``rollout_func``: one desktop episode per prompt, generated with the trainer's model.
 
@@ -134,8 +165,10 @@ class DesktopRolloutFunc:
         temperature: sampling temperature (0: greedy).
         tools: describe only these actions in the system prompt (see ``describe_actions``).
         prefill: the start of every answer (``PromptConfig.prefill``), or None.
+        prompt: tool filter, role, action text and prefill in one (``AdapterPrompt.demo()`` is the
+            learning demo's); not together with ``tools`` or ``prefill``.
         sampler: answers instead of the trainer's model (tests plug a scripted stand-in here); None
-            samples from ``trainer.model``.
+            samples from the trainer's vLLM when it has one, else from ``trainer.model``.
     """
 
     def __init__(
@@ -147,15 +180,19 @@ class DesktopRolloutFunc:
         tools: Sequence[str] | None = None,
         prefill: str | None = None,
         sampler: Sampler | None = None,
+        prompt: AdapterPrompt | None = None,
     ) -> None:
         if not 1 <= max_turns <= MAX_TURNS_CAP:
             raise ValueError(f"max_turns must be in 1..{MAX_TURNS_CAP}, got {max_turns}")
+        if prompt is not None and (tools is not None or prefill is not None):
+            raise ValueError("DesktopRolloutFunc: give tools and prefill through prompt, not beside it")
+        self.prompt = prompt or AdapterPrompt(tools=tools, prefill=prefill or "")
         self.source = source
         self.max_turns = max_turns
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
-        self.tools = list(tools) if tools is not None else None
-        self.prefill = prefill or ""
+        self.tools = list(self.prompt.tools) if self.prompt.tools is not None else None
+        self.prefill = self.prompt.prefill
         self.sampler = sampler
         self.episode = DesktopEpisode(source)
         self.rewards: list[float] = []
@@ -167,7 +204,7 @@ class DesktopRolloutFunc:
         """Play one episode per prompt; returns TRL's fields plus ``env_mask`` and ``desktop_reward``."""
         tokenizer = trainer.processing_class
         model = trainer.model
-        generator = self.sampler or StandInGenerator(model, tokenizer)
+        generator = self.sampler or sampler_for(trainer, tokenizer)
         keys = ("prompt_ids", "completion_ids", "logprobs", "env_mask", "desktop_reward", "step_rewards")
         out: dict[str, list[Any]] = {key: [] for key in keys}
         with _generation_mode(model):
@@ -198,7 +235,7 @@ class DesktopRolloutFunc:
         task_id, seed = parse_rollout_prompt(prompt)
         first = self.episode.start(task_id, seed)
         messages = [
-            {"role": "system", "content": system_prompt(describe_actions([task_id], self.source, self.tools))},
+            {"role": "system", "content": self.prompt.system([task_id], self.source)},
             {"role": "user", "content": first},
         ]
         # The prompt builder's prefill, rendered as the trainer's own model path renders it.

@@ -44,14 +44,13 @@ import verifiers.v1 as vf
 from pydantic import Field
 from verifiers.v1.runtimes import ProgramResult
 
-from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.train.adapters.episode import (
     DesktopEpisode,
     EnvSource,
-    describe_actions,
     source_from_environment,
     task_rows,
 )
+from desktop_gym.train.adapters.prompting import AdapterPrompt
 
 TESTED_VERSION = "0.4.0"
 TASKSET_ID = "desktop_gym_verifiers"
@@ -93,6 +92,15 @@ class DesktopTasksetConfig(vf.TasksetConfig):
     """The start of every answer (``PromptConfig.prefill``, e.g. ``CalcTools.set_cell_value(cell="``):
     sent as a final assistant message that the endpoint continues (vLLM: ``continue_final_message``;
     ``desktop-gym llm serve`` does so by itself); the action played is the prefill plus the reply."""
+    system_role: str | None = Field(None, max_length=8000)
+    """The system prompt's first paragraph (None: the prompt builder's ``SYSTEM_ROLE``)."""
+    actions_text: str | None = Field(None, max_length=8000)
+    """Replaces the generated action list in the system prompt (``DEMO_ACTIONS``: one call with an example)."""
+
+    def adapter_prompt(self) -> AdapterPrompt:
+        """The tool filter, role, action text and prefill as the other adapters take them."""
+        tools = tuple(self.tools) if self.tools is not None else None
+        return AdapterPrompt(tools, self.prefill, self.system_role, self.actions_text)
 
     def env_source(self) -> EnvSource:
         """The :class:`EnvSource` this config names."""
@@ -117,12 +125,13 @@ class DesktopTaskset(vf.Taskset[DesktopTask, DesktopTasksetConfig]):
     def load(self) -> Iterator[DesktopTask]:
         """Yield the tasks (task ids are checked to exist; no desktop is started)."""
         source = self.config.env_source()
+        prompt = self.config.adapter_prompt()
         for row in task_rows(self.config.task_ids, self.config.seeds):
             yield DesktopTask(
                 DesktopData(
                     name=f"{row['task_id']}#{row['seed']}",
                     prompt=None,
-                    system_prompt=system_prompt(describe_actions([row["task_id"]], source, self.config.tools)),
+                    system_prompt=prompt.system([row["task_id"]], source),
                     task_id=row["task_id"],
                     seed=row["seed"],
                     prefill=self.config.prefill,
@@ -268,6 +277,7 @@ def env_config(
     tools: Sequence[str] | None = None,
     prefill: str = "",
     temperature: float | None = None,
+    prompt: AdapterPrompt | None = None,
 ) -> DesktopEnvConfig:
     """The ``DesktopEnvConfig`` of :func:`load_environment` (for verifiers' ``EvalConfig.env``).
 
@@ -280,7 +290,16 @@ def env_config(
         tools: describe only these actions in the system prompt (see ``DesktopTasksetConfig.tools``).
         prefill: the start of every answer (see ``DesktopTasksetConfig.prefill``).
         temperature: the sampling temperature (None: the endpoint's default).
+        prompt: tool filter, role, action text and prefill in one (``AdapterPrompt.demo()``); not
+            together with ``tools`` or ``prefill``.
+
+    Raises:
+        ValueError: ``prompt`` given beside ``tools`` or ``prefill``.
     """
+    if prompt is not None:
+        if tools is not None or prefill:
+            raise ValueError("env_config: give tools and prefill through prompt, not beside it")
+        tools, prefill = prompt.tools, prompt.prefill
     taskset = DesktopTasksetConfig(
         id=TASKSET_ID,
         task_ids=list(task_ids),
@@ -289,6 +308,8 @@ def env_config(
         max_turns=max_turns,
         tools=list(tools) if tools is not None else None,
         prefill=prefill,
+        system_role=prompt.system_role if prompt else None,
+        actions_text=prompt.actions_text if prompt else None,
     )
     harness = DesktopChatHarnessConfig(id=TASKSET_ID, max_tokens=max_tokens, temperature=temperature)
     return DesktopEnvConfig(taskset=taskset, player=vf.AgentConfig(harness=harness, runtime=vf.SubprocessConfig()))

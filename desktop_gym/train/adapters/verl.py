@@ -29,9 +29,16 @@ go to ``server_manager.generate(image_data=...)``, and the output's ``multi_moda
 ``{"images": [...]}`` in turn order, which verl's worker turns into the processor's pixel inputs
 (``_compute_multi_modal_inputs``). The episode's ``max_steps`` caps the image count.
 
-Prefill: ``prefill`` (or ``$DESKTOP_GYM_PREFILL``) is the start of every answer, as
-``PromptConfig.prefill``: its tokens follow each opened assistant turn (mask 0), the model continues
-them, and the action played is ``prefill + answer``.
+Prompt: ``prompt=`` (or ``$DESKTOP_GYM_PROMPT``, an ``AdapterPrompt`` as JSON) filters the tools
+the system prompt describes (all of Calc's is ~2,000 tokens; ``tools=["CalcTools__set_cell_value"]``
+is one line), sets the role and action text, and the prefill: the start of every answer, as
+``PromptConfig.prefill`` (``$DESKTOP_GYM_PREFILL`` also sets it): its tokens follow each opened
+assistant turn (mask 0), the model continues them, and the action played is ``prefill + answer``.
+
+Desktops: verl builds one loop per sample, so desktops live in a per-process pool keyed by the
+source (``desktop_gym.train.adapters.pool.DESKTOP_POOL``): a trajectory takes an idle desktop (an
+env ``reset``, not a new desktop) or starts one, and gives it back at its end; concurrent
+trajectories hold one each. Idle desktops close at process exit.
 
 Step-level variant: verl's agent loop returns one ``AgentLoopOutput`` per prompt, and its data
 path (``AgentLoopWorker._postprocess``) pads one sequence per trajectory, so one loop cannot hand
@@ -44,23 +51,21 @@ estimator can read. Real step-level GRPO runs in desktop-gym's own trainer.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from uuid import uuid4
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
-from desktop_gym.episode.prompts import system_prompt
 from desktop_gym.train.adapters.episode import (
-    PREFILL_VARIABLE,
     DesktopEpisode,
     EnvSource,
-    describe_actions,
     screenshot_image,
     source_from_environment,
     task_rows,
 )
+from desktop_gym.train.adapters.pool import DESKTOP_POOL, DesktopPool
+from desktop_gym.train.adapters.prompting import AdapterPrompt, prompt_from_environment
 
 TESTED_VERSION = "0.9.1"
 AGENT_NAME = "desktop_gym"
@@ -140,14 +145,26 @@ class DesktopGymAgentLoop(AgentLoopBase):
     Args:
         *args, **kwargs: what verl's ``AgentLoopWorker`` passes every agent loop.
         source: where desktops come from (default: ``$DESKTOP_GYM_SOURCE``).
-        prefill: the start of every answer (default: ``$DESKTOP_GYM_PREFILL``, else none).
+        prompt: tool filter, role, action text and prefill (default: ``$DESKTOP_GYM_PROMPT``).
+        prefill: the start of every answer; overrides ``prompt.prefill`` (``$DESKTOP_GYM_PREFILL``).
+        pool: where trajectories get their desktops (default: :data:`DESKTOP_POOL`).
     """
 
-    def __init__(self, *args: Any, source: EnvSource | None = None, prefill: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        source: EnvSource | None = None,
+        prompt: AdapterPrompt | None = None,
+        prefill: str | None = None,
+        pool: DesktopPool | None = None,
+        **kwargs: Any,
+    ) -> None:
         kwargs.pop("tools", None)  # verl's ToolListWrap: this loop's actions come from the env
         super().__init__(*args, **kwargs)
         self.source = source or source_from_environment()
-        self.prefill = os.environ.get(PREFILL_VARIABLE, "") if prefill is None else prefill
+        self.prompt = prompt or prompt_from_environment()
+        self.prefill = self.prompt.prefill if prefill is None else prefill
+        self.pool = pool or DESKTOP_POOL
         self.prefill_ids: list[int] = (
             list(self.tokenizer.encode(self.prefill, add_special_tokens=False)) if self.prefill else []
         )
@@ -164,18 +181,21 @@ class DesktopGymAgentLoop(AgentLoopBase):
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         """Play one episode of the row's task; see the module docstring for the output."""
         task_id, seed = task_of(kwargs)
-        episode = DesktopEpisode(self.source)
+        episode = self.pool.acquire(self.source)
         try:
-            return await self._play(episode, task_id, seed, sampling_params)
-        finally:
-            await asyncio.to_thread(episode.close)
+            output = await self._play(episode, task_id, seed, sampling_params)
+        except BaseException:
+            await asyncio.to_thread(episode.close)  # a desktop in an unknown state is not reused
+            raise
+        self.pool.release(episode)
+        return output
 
     async def _play(
         self, episode: DesktopEpisode, task_id: str, seed: int, sampling_params: dict[str, Any]
     ) -> AgentLoopOutput:
         request_id = uuid4().hex
         first = await asyncio.to_thread(episode.start, task_id, seed)
-        system = system_prompt(describe_actions([task_id], self.source), episode.prompt)
+        system = self.prompt.system([task_id], self.source, episode.prompt)
         images: list[Any] = []
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system},
