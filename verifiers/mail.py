@@ -10,7 +10,6 @@ the recipients asked, with the subject asked; a preference compares by type and 
 from __future__ import annotations
 
 import hashlib
-import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from email.utils import getaddresses
@@ -176,28 +175,28 @@ def verify_mail_filter(
     return VerifierResult.failed(f"no enabled filter does {action} for {field} {operator} {value!r}", filters=names)
 
 
-def _contacts(data: bytes) -> list[dict[str, str]]:
+def _contacts(data: bytes, wal: bytes | None) -> list[dict[str, str]]:
     from pathlib import Path
 
     from ..apps.thunderbird.addressbook import read_contacts
 
-    fd, name = tempfile.mkstemp(suffix=".sqlite")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        return read_contacts(Path(name))
-    finally:
-        os.unlink(name)
+    with tempfile.TemporaryDirectory() as folder:
+        book = Path(folder) / "abook.sqlite"
+        book.write_bytes(data)
+        if wal:  # Thunderbird's recent changes sit in the write-ahead log until a checkpoint
+            Path(folder, "abook.sqlite-wal").write_bytes(wal)
+        return read_contacts(book, writable=True)
 
 
 @register_verifier("mail_contact", reads="file")
-def verify_mail_contact(abook: bytes | None, name: str, email: str) -> VerifierResult:
-    """The address book has exactly one contact with ``email``, named ``name`` (case-insensitive email)."""
+def verify_mail_contact(abook: bytes | None, name: str, email: str, wal: bytes | None = None) -> VerifierResult:
+    """The address book (``abook.sqlite`` and its ``-wal``) has exactly one contact with ``email``, named
+    ``name`` (case-insensitive email)."""
     if abook is None:
         return VerifierResult.failed("the address book does not exist")
-    if len(abook) > MAX_FILE_BYTES:
+    if len(abook) + len(wal or b"") > MAX_FILE_BYTES:
         return VerifierResult.failed("the address book is too big")
-    contacts = guarded_read("abook.sqlite", _contacts, abook)
+    contacts = guarded_read("abook.sqlite", _contacts, abook, wal)
     found = [c for c in contacts if c["email"].lower() == email.lower()]
     if len(found) != 1:
         return VerifierResult.failed(f"{len(found)} contacts have {email}, expected one")

@@ -87,7 +87,9 @@ def seed_messages(rng: np.random.Generator, count: int = 6) -> list[dict[str, An
     token = int(rng.integers(10**8, 10**9))
     start = datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc) + timedelta(days=int(rng.integers(0, 200)))
     messages = []
-    for index, ((name, address), topic) in enumerate(zip(pick(rng, SENDERS, count), pick(rng, TOPICS, count), strict=True)):
+    for index, ((name, address), topic) in enumerate(
+        zip(pick(rng, SENDERS, count), pick(rng, TOPICS, count), strict=True)
+    ):
         code = int(rng.integers(100, 999))
         messages.append(
             {

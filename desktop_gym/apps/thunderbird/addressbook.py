@@ -1,8 +1,8 @@
 """Thunderbird's personal address book, ``abook.sqlite`` in the profile: a ``properties`` table of
 ``(card, name, value)`` rows per contact (``DisplayName``, ``PrimaryEmail``, ``_vCard``...).
 
-Thunderbird keeps the book open and caches its cards, so a contact written while it runs shows after its
-next launch. Standard library only.
+Thunderbird keeps the book open (in WAL mode; the launch lets other processes share it) and caches its
+cards, so a contact written while it runs shows after its next launch. Standard library only.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from pathlib import Path
 
 #: The most contacts read.
 MAX_CONTACTS = 5000
+#: Thunderbird's schema version of abook.sqlite (SQLiteDirectory.sys.mjs).
+SCHEMA_VERSION = 4
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS properties (card TEXT, name TEXT, value TEXT)",
     "CREATE TABLE IF NOT EXISTS lists (uid TEXT PRIMARY KEY, name TEXT, nickName TEXT, description TEXT)",
@@ -27,11 +29,12 @@ def _vcard_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace(",", "\\,").replace(";", "\\;")
 
 
-def read_contacts(path: Path) -> list[dict[str, str]]:
-    """Each card's ``{"card", "name", "email"}`` ([] when the book does not exist)."""
+def read_contacts(path: Path, writable: bool = False) -> list[dict[str, str]]:
+    """Each card's ``{"card", "name", "email"}`` ([] when the book does not exist); ``writable`` opens it
+    read-write, which applies a ``-wal`` file beside a copy."""
     if not Path(path).is_file():
         return []
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    connection = sqlite3.connect(f"file:{path}?mode={'rw' if writable else 'ro'}", uri=True, timeout=5.0)
     try:
         rows = connection.execute(
             "SELECT card, name, value FROM properties WHERE name IN ('DisplayName', 'PrimaryEmail') LIMIT ?",
@@ -69,8 +72,11 @@ def add_contact(path: Path, name: str, email: str) -> str:
     connection = sqlite3.connect(path, timeout=10.0)
     try:
         with connection:
-            for statement in SCHEMA:
-                connection.execute(statement)
+            if connection.execute("PRAGMA user_version").fetchone()[0] == 0:  # a new book, as Thunderbird makes it
+                connection.execute("PRAGMA journal_mode=WAL")
+                for statement in SCHEMA:
+                    connection.execute(statement)
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             connection.executemany(
                 "INSERT INTO properties (card, name, value) VALUES (?, ?, ?)", [(card, k, v) for k, v in values.items()]
             )

@@ -48,7 +48,7 @@ def parse_filters(text: str) -> dict[str, Any]:
     """``{"header": {...}, "filters": [{"name", "enabled", "type", "actions": [(action, value)], "conditions"}]}``."""
     header: dict[str, str] = {}
     filters: list[dict[str, Any]] = []
-    for line in text.splitlines():
+    for line in text.split("\n"):
         match = _LINE.match(line)
         if match is None:
             continue

@@ -12,6 +12,9 @@ opened the inbox (its folder summary exists). Standard library only.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
 import sys
 import time
@@ -60,7 +63,11 @@ QUIET_PREFERENCES: dict[str, PrefValue] = {
     "calendar.integration.notify": False,
     "mail.tabs.loadInBackground": True,
     "mail.folder.views.version": 1,
+    # Gecko locks its SQLite files (abook.sqlite) exclusively unless told otherwise; the tools write the book.
+    "storage.sqlite.exclusiveLock.enabled": False,
 }
+#: Seconds a running Thunderbird (and its server) may take to stop before a new launch.
+STOP_TIMEOUT_S = 20.0
 
 
 def free_port() -> int:
@@ -137,11 +144,48 @@ def prepare_session(home: Path) -> dict[str, int]:
     return ports
 
 
+def server_running(home: Path) -> bool:
+    """Whether the session's mail server (and so its Thunderbird) runs now."""
+    pid = read_json(mail_root(Path(home)) / "status.json").get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"desktop_gym.apps.thunderbird.server" in command and str(mail_root(Path(home))).encode() in command
+
+
+def stop_server(home: Path, timeout: float = STOP_TIMEOUT_S) -> None:
+    """Stop the session's running mail server and its Thunderbird (SIGTERM to the launch's process group,
+    then SIGKILL); returns once the server has exited."""
+    pid = read_json(mail_root(Path(home)) / "status.json").get("pid")
+    if not server_running(Path(home)) or not isinstance(pid, int):
+        return
+    try:
+        os.killpg(pid, signal.SIGTERM)  # the server leads the launch's group
+    except OSError:
+        return
+    try:
+        poll_until(
+            lambda: not server_running(Path(home)), timeout, "Thunderbird to quit", interval=0.05, error=TimeoutError
+        )
+    except TimeoutError:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+        poll_until(
+            lambda: not server_running(Path(home)), 5.0, "Thunderbird to be killed", interval=0.05, error=TimeoutError
+        )
+
+
 def thunderbird_argv(home: Path, launch_dir: Path, file: str | None) -> list[str]:
-    """The command line: the session's mail server, which runs Thunderbird on the session's profile."""
-    prepare_session(Path(home))
+    """The command line: the session's mail server, which runs Thunderbird on the session's profile. A
+    Thunderbird that runs already is stopped first (one per profile), so opening it again restarts it and
+    it reads the profile's files (user.js, filters, address book) again."""
     profile = profile_dir(Path(home))
-    command = [THUNDERBIRD, "--profile", str(profile), "--no-remote"]
+    command = [THUNDERBIRD, "--profile", str(profile)]
+    stop_server(Path(home))
+    prepare_session(Path(home))
     return [sys.executable, "-m", "desktop_gym.apps.thunderbird.server", str(mail_root(Path(home))), "--", *command]
 
 

@@ -38,7 +38,7 @@ def _unquote(text: str) -> str | None:
 def parse_prefs(text: str) -> dict[str, PrefValue]:
     """The preferences a prefs.js or user.js text sets (a later line wins; unreadable lines are skipped)."""
     values: dict[str, PrefValue] = {}
-    for line in text.splitlines():
+    for line in text.split("\n"):
         match = _LINE.match(line)
         if match is None:
             continue

@@ -166,7 +166,8 @@ def main(argv: list[str]) -> int:
         data_size_limit=MAX_MESSAGE_BYTES,
     )
     smtp.start()
-    child = subprocess.Popen(command)
+    # Gecko exposes its accessibility tree (the agent's observation) only when asked to.
+    child = subprocess.Popen(command, env={**os.environ, "GNOME_ACCESSIBILITY": "1"})
     signal.signal(signal.SIGTERM, lambda *_: child.terminate())
     try:
         code = child.wait()

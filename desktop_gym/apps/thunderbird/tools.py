@@ -281,10 +281,11 @@ class ThunderbirdTools(AppTools):
         with self._imap() as session:
             self._existing_folder(session, target)
             self._fetch_one(session, folder, uid)
-            data = session.uid(verb, str(uid), quote_mailbox(target))
-            text = " ".join(d.decode(errors="replace") for d in data if isinstance(d, bytes))
-            text += " ".join(str(u) for u in session.imap.untagged_responses.get("OK", []))
-        copied = re.search(r"COPYUID \d+ \S+ (\d+)", text)
+            session.imap.untagged_responses.pop("COPYUID", None)
+            session.uid(verb, str(uid), quote_mailbox(target))
+            codes = session.imap.untagged_responses.pop("COPYUID", None) or []
+        text = " ".join(c.decode(errors="replace") if isinstance(c, bytes) else str(c) for c in codes)
+        copied = re.search(r"\d+ \S+ (\d+)", text)  # COPYUID <uidvalidity> <old uids> <new uids>
         return {"folder": target, "uid": int(copied.group(1)) if copied else None}
 
     def delete_message(self, folder: str, uid: int) -> dict[str, Any]:
