@@ -1,4 +1,4 @@
-"""Play desktop episodes through OpenRLHF's own MultiTurnAgentExecutor and step with its PolicyLoss (CPU).
+"""Play desktop episodes through OpenRLHF's own MultiTurnAgentExecutor and take PPO steps (CPU).
 
 With a GPU cluster, hand the adapter file to OpenRLHF instead of running this script (the whole
 command, vLLM included, is in docs/adapters.md)::
@@ -10,7 +10,7 @@ command, vLLM included, is in docs/adapters.md)::
 
 Here vLLM cannot run (no GPU), so a transformers-backed StandInVllmEngine serves the same
 ``generate`` call OpenRLHF's executor makes; each group's episodes (one seed) get group-normalised
-advantages (OpenRLHF's ``group_norm``) and one optimizer step with OpenRLHF's ``PolicyLoss``; no
+advantages (OpenRLHF's ``group_norm``) and one optimizer step with OpenRLHF's PPO loss; no
 DeepSpeed actor or Ray job runs::
 
     python examples/openrlhf_agent.py --episodes 8 --group-size 4
@@ -35,9 +35,17 @@ MAX_TOKENS = 14
 
 
 def openrlhf_loss(log_probs, old_log_probs, advantages, mask):  # noqa: ANN001, ANN201 - tensors
-    """OpenRLHF's PPO policy loss (clip 0.2, token-level)."""
-    from openrlhf.models.loss import PolicyLoss
+    """OpenRLHF's PPO policy loss (clip 0.2, token-level): its ``PolicyLoss`` where it imports.
 
+    ``openrlhf.models`` imports flash-attn and DeepSpeed (GPU packages): without them this is the same
+    clipped surrogate, ``-min(r A, clip(r, 0.8, 1.2) A)`` averaged over the mask's tokens.
+    """
+    try:
+        from openrlhf.models.loss import PolicyLoss
+    except ImportError:
+        ratio = (log_probs - old_log_probs).clamp(-20.0, 20.0).exp()
+        surrogate = torch.min(ratio * advantages, ratio.clamp(0.8, 1.2) * advantages)
+        return -(surrogate * mask).sum() / mask.sum().clamp(min=1)
     loss, *_metrics = PolicyLoss()(log_probs, old_log_probs, advantages, action_mask=mask)
     return loss
 
