@@ -29,8 +29,8 @@ from desktop_gym.train.adapters.pool import DESKTOP_POOL
 from desktop_gym.train.adapters.standins import StandInGenerator, StandInVerlServerManager
 from desktop_gym.train.adapters.verl import local_agent_loop, verl_rows
 
-CONCURRENCY = 2
-"""Trajectories in flight at once (each holds a desktop from the pool)."""
+CONCURRENCY = 1
+"""Trajectories in flight at once (each holds a desktop from the pool); 1 keeps the seeded sampling in order."""
 
 
 def verl_loss(log_probs, old_log_probs, advantages, mask):  # noqa: ANN001, ANN201 - tensors
