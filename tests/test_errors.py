@@ -89,6 +89,7 @@ INTERNAL_EXCEPTIONS = {
     "desktop_gym/apps/gimp/scriptfu.py": {"ScriptFuError"},
     "desktop_gym/apps/gimp/sexp.py": {"SexpError"},
     "desktop_gym/apps/vlc/control.py": {"VlcControlError"},
+    "desktop_gym/apps/thunderbird/imap.py": {"MailServerError"},
     "desktop_gym/apps/vscode/workspace_search.py": {"SearchError"},
 }
 

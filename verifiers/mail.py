@@ -10,6 +10,7 @@ the recipients asked, with the subject asked; a preference compares by type and 
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import tempfile
 from collections.abc import Mapping, Sequence
 from email.utils import getaddresses
@@ -84,7 +85,7 @@ def _addresses(message: Any, *names: str) -> set[str]:
     return {address.lower() for _, address in getaddresses(values) if address}
 
 
-@register_verifier("mail_sent", reads="file")
+@register_verifier("mail_sent", reads="live")
 def verify_mail_sent(
     spooled: Sequence[bytes],
     to: Sequence[str],
@@ -143,6 +144,8 @@ def _prefs(data: bytes | None) -> dict[str, Any]:
 def verify_mail_prefs(prefs_js: bytes | None, user_js: bytes | None, expected: Mapping[str, Any]) -> VerifierResult:
     """Each ``expected`` preference has that value (same type) as Thunderbird applies it at its next start:
     prefs.js, then user.js over it. ``None`` expects the key unset."""
+    if prefs_js is None and user_js is None:
+        return VerifierResult.failed("prefs.js does not exist (nor user.js)")
     values = {**guarded_read("prefs.js", _prefs, prefs_js), **guarded_read("user.js", _prefs, user_js)}
     for key, value in expected.items():
         found = values.get(key)
@@ -185,6 +188,11 @@ def _contacts(data: bytes, wal: bytes | None) -> list[dict[str, str]]:
         book.write_bytes(data)
         if wal:  # Thunderbird's recent changes sit in the write-ahead log until a checkpoint
             Path(folder, "abook.sqlite-wal").write_bytes(wal)
+        connection = sqlite3.connect(book)
+        try:
+            connection.execute("SELECT count(*) FROM properties").fetchone()  # not a book: unreadable
+        finally:
+            connection.close()
         return read_contacts(book, writable=True)
 
 

@@ -25,6 +25,7 @@ class SendMessage(ThunderbirdTask):
     """Write and send a new message."""
 
     id = "thunderbird.send_message"
+    oracles = ("api",)
     goal = 'In Thunderbird, send a new email to {to} with the subject "{subject}" whose text says "{phrase}".'
     tags = ("thunderbird", "mail", "compose")
 
@@ -56,6 +57,7 @@ class ReplyMessage(OneMessage):
     """Reply to one message with a given sentence."""
 
     id = "thunderbird.reply_message"
+    oracles = ("api",)
     goal = 'In Thunderbird, reply to the message from {sender} with the subject "{subject}" saying "{phrase}".'
     tags = ("thunderbird", "mail", "compose")
 
@@ -103,6 +105,7 @@ class ForwardAttachment(WithCsv):
     """Forward a message with its CSV attachment to a colleague."""
 
     id = "thunderbird.forward_attachment"
+    oracles = ("api",)
     goal = (
         'In Thunderbird, forward the message from {sender} with the subject "{subject}" (it has a CSV '
         "attachment) to {to}, keeping the attachment."

@@ -42,6 +42,7 @@ class MoveMessage(OneMessage):
     """Move one message into an existing folder."""
 
     id = "thunderbird.move_message"
+    oracles = ("api",)
     goal = 'In Thunderbird, move the message from {sender} with the subject "{subject}" to the folder {folder}.'
     tags = ("thunderbird", "mail", "folders")
 
@@ -71,6 +72,7 @@ class DeleteMessage(OneMessage):
     """Delete one message (it goes to Trash)."""
 
     id = "thunderbird.delete_message"
+    oracles = ("api",)
     goal = 'In Thunderbird, delete the message from {sender} with the subject "{subject}".'
     tags = ("thunderbird", "mail", "folders")
 
@@ -93,6 +95,7 @@ class StarMessage(OneMessage):
     """Star (flag) one message; the others stay unstarred and their read state stays."""
 
     id = "thunderbird.star_message"
+    oracles = ("api",)
     goal = 'In Thunderbird, star the message from {sender} with the subject "{subject}".'
     tags = ("thunderbird", "mail", "flags")
 
@@ -115,6 +118,7 @@ class MarkSenderRead(ThunderbirdTask):
     """Mark every message from one sender read (two unread ones); the rest keep their state."""
 
     id = "thunderbird.mark_sender_read"
+    oracles = ("api",)
     goal = "In Thunderbird, mark all messages from {sender} as read, and leave the other messages as they are."
     tags = ("thunderbird", "mail", "flags")
 
@@ -153,6 +157,7 @@ class CreateFolder(ThunderbirdTask):
     """Create a new mail folder on the account."""
 
     id = "thunderbird.create_folder"
+    oracles = ("api",)
     goal = "In Thunderbird, create a new folder named {name} in the account {account}."
     tags = ("thunderbird", "mail", "folders")
 

@@ -21,6 +21,7 @@ class AttachmentTotal(WithCsv):
     """Multi-app: save a message's CSV attachment, then total its amount column in the terminal."""
 
     id = "thunderbird.attachment_total"
+    oracles = ("api",)
     goal = (
         'In Thunderbird, save the CSV attachment of the message from {sender} with the subject "{subject}" as '
         "{saved}. Then, in the terminal, write the sum of its amount column (just the number) into {total}."
@@ -70,6 +71,7 @@ class MailCalcReport(ThunderbirdTask):
     """Multi-app: a small table made in Calc, saved as xlsx, mailed as an attachment from Thunderbird."""
 
     id = "thunderbird.mail_calc_report"
+    oracles = ("api",)
     goal = (
         "Create a spreadsheet in LibreOffice Calc with the header row Region, Sales and then these rows: {rows_text}. "
         'Save it as {xlsx}. Then, in Thunderbird, email it as an attachment to {to} with the subject "{subject}".'

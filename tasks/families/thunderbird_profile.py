@@ -33,6 +33,7 @@ class AddContact(ThunderbirdTask):
     """Add a contact to the personal address book."""
 
     id = "thunderbird.add_contact"
+    oracles = ("api",)
     goal = "In Thunderbird, add {name} with the email address {email} to the Personal Address Book."
     tags = ("thunderbird", "mail", "contacts")
 
@@ -56,6 +57,7 @@ class FilterToFolder(ThunderbirdTask):
     """Create a filter that moves mail whose subject contains a word into a folder."""
 
     id = "thunderbird.filter_to_folder"
+    oracles = ("api",)
     goal = (
         "In Thunderbird, create a message filter for the account that moves incoming messages whose subject "
         'contains "{word}" to the folder {folder}.'
@@ -94,6 +96,7 @@ class ChangeSetting(ThunderbirdTask):
     """Change one of Thunderbird's settings (a preference OSWorld checks in prefs.js)."""
 
     id = "thunderbird.change_setting"
+    oracles = ("api",)
     goal = "In Thunderbird's settings, {what}."
     tags = ("thunderbird", "mail", "settings")
 

@@ -13,7 +13,7 @@ from desktop_gym.apps import APP_SPECS, plugins
 from desktop_gym.apps.packages import runtime_packages
 
 REPO = Path(__file__).resolve().parents[2]
-BUILTIN = ["calc", "chrome", "editor", "gimp", "impress", "os", "terminal", "vlc", "vscode", "writer"]
+BUILTIN = ["calc", "chrome", "editor", "gimp", "impress", "os", "terminal", "thunderbird", "vlc", "vscode", "writer"]
 
 
 def test_the_entry_point_group_lists_every_app_folder() -> None:

@@ -172,6 +172,18 @@ def test_reply_forward_and_saved_attachment(mail: GuestClient) -> None:
         "~/Documents/m.csv"
     )
     assert mail.get_file("~/Documents/m.csv") == CSV
+    blob = bytes(range(256)) * 40  # a 10 KB binary attachment: many lines on the wire, CRLF-terminated
+    mail.put_file("~/Documents/blob.bin", blob)
+    tb(
+        mail,
+        "send_message",
+        to=["me@desktop.test"],
+        subject="Blob",
+        body="see attached",
+        attachments=["~/Documents/blob.bin"],
+    )
+    arrived = tb(mail, "list_messages", folder="INBOX", subject_contains="Blob")
+    assert arrived and arrived[-1]["attachments"][0]["size"] == len(blob)
     with pytest.raises(GuestError, match="no attachment 'x.csv'"):
         tb(mail, "save_attachment", folder="INBOX", uid=2, filename="x.csv", path="~/Documents/x.csv")
     with pytest.raises(GuestError, match="outside the home"):

@@ -96,6 +96,9 @@ FILE_VERIFIER_KWARGS: dict[str, dict[str, Any]] = {
     "vscode_extensions": {"installed": {"acme.tool": ""}},
     "vlc_preferences": {"expected": {"qt-max-volume": 200}},
     "vlc_snapshot": {"width": 1, "height": 1, "color": [0, 0, 0]},
+    "mail_prefs": {"user_js": None, "expected": {"mail.spellcheck.inline": False}},
+    "mail_filter": {"field": "subject", "operator": "contains", "value": "x", "action": "Delete"},
+    "mail_contact": {"name": "Ana Lima", "email": "ana@example.com"},
 }
 
 BROKEN_FILES = {
@@ -134,6 +137,8 @@ def test_malformed_file_fails_without_raising(name: str, broken: str) -> None:
         "csv_rows",
         "file_sha256",
         "vlc_preferences",  # a text file: garbage sets no key, so VLC's defaults stand (and fail the check)
+        "mail_prefs",  # text files: garbage sets no preference, so the check fails
+        "mail_filter",  # a text file: garbage holds no filter, so the check fails
     ):
         assert not result.success
         assert "not a readable" in result.reason or "not UTF-8" in result.reason

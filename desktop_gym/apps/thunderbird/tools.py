@@ -144,7 +144,9 @@ class ThunderbirdTools(AppTools):
         port = read_json(mail_root(self.home) / "server.json").get("smtp_port")
         if not isinstance(port, int):
             raise ApiCallError("the mail server's port is unknown (launch thunderbird first)")
-        raw = message.as_bytes()
+        raw = message.as_bytes(
+            policy=message.policy.clone(linesep="\r\n")
+        )  # SMTP's line ends (smtplib sends bytes as they are)
         try:
             with smtplib.SMTP("127.0.0.1", port, timeout=SMTP_TIMEOUT_S) as smtp:
                 smtp.sendmail(USER_ADDRESS, list(recipients), raw)
