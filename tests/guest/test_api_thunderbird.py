@@ -184,6 +184,11 @@ def test_reply_forward_and_saved_attachment(mail: GuestClient) -> None:
     )
     arrived = tb(mail, "list_messages", folder="INBOX", subject_contains="Blob")
     assert arrived and arrived[-1]["attachments"][0]["size"] == len(blob)
+    mail.put_file("~/Documents/big.bin", b"\x00" * (3 * 2**20))  # over what a listing reads whole
+    tb(mail, "send_message", to=["me@desktop.test"], subject="Big one", body="x", attachments=["~/Documents/big.bin"])
+    big = tb(mail, "list_messages", folder="INBOX", subject_contains="Big one")[-1]
+    assert big["subject"] == "Big one" and "not listed" in big["attachments"]
+    assert tb(mail, "read_message", folder="INBOX", uid=big["uid"])["attachments"][0]["size"] == 3 * 2**20
     with pytest.raises(GuestError, match="no attachment 'x.csv'"):
         tb(mail, "save_attachment", folder="INBOX", uid=2, filename="x.csv", path="~/Documents/x.csv")
     with pytest.raises(GuestError, match="outside the home"):

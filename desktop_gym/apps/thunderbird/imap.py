@@ -20,6 +20,7 @@ IMAP_TIMEOUT_S = 15.0
 MAX_MESSAGE_BYTES = 25 * 1024 * 1024
 _LIST = re.compile(r'^\((?P<flags>[^()]*)\) (?:"(?P<sep>(?:[^"\\]|\\.)*)"|NIL) (?P<name>.+)$')
 _FETCH_UID = re.compile(r"\bUID (\d{1,10})\b")
+_FETCH_SIZE = re.compile(r"\bRFC822\.SIZE (\d{1,12})\b")
 _FETCH_FLAGS = re.compile(r"\bFLAGS \(([^()]*)\)")
 
 
@@ -136,6 +137,16 @@ class ImapSession:
             return int(data[0]) if data and data[0] is not None else 0
         except (TypeError, ValueError):
             return 0
+
+    def sizes(self, uids: str) -> dict[int, int]:
+        """``uid -> size in bytes`` of the messages ``uids`` (a UID set) in the open folder."""
+        found: dict[int, int] = {}
+        for item in self.uid("FETCH", uids, "(UID RFC822.SIZE)"):
+            line = item.decode("utf-8", errors="replace") if isinstance(item, bytes) else ""
+            uid, size = _FETCH_UID.search(line), _FETCH_SIZE.search(line)
+            if uid and size:
+                found[int(uid.group(1))] = int(size.group(1))
+        return found
 
     def fetch(self, uids: str, what: str) -> list[tuple[int, list[str], bytes]]:
         """``UID FETCH uids (UID FLAGS what)``: ``(uid, flags, body)`` for each message that has a body part."""

@@ -19,6 +19,22 @@ from typing import Any, ClassVar
 
 from ..tools_base import ApiArgumentError, ApiCallError, AppTools
 from . import addressbook, filters, prefs
+from .arguments import (
+    FLAGS,
+    MAX_ATTACHMENT_BYTES,
+    MAX_ATTACHMENTS,
+    MAX_BODY,
+    MAX_LIST,
+    MAX_SUBJECT,
+    NAME_TEXT,
+    PATH_TEXT,
+    SMTP_TIMEOUT_S,
+    addresses,
+    checked_text,
+    folder_name,
+    one_line,
+    uid_number,
+)
 from .imap import ImapSession, MailServerError, quote_mailbox
 from .messages import (
     all_addresses,
@@ -30,73 +46,10 @@ from .messages import (
     summary,
     text_of,
 )
-from .store import (
-    IMAP_HOST,
-    USER_ADDRESS,
-    USER_LOGIN,
-    check_folder_name,
-    imap_dir,
-    mail_root,
-    outgoing,
-    profile_dir,
-    read_json,
-)
+from .store import IMAP_HOST, USER_ADDRESS, USER_LOGIN, imap_dir, mail_root, outgoing, profile_dir, read_json
 
-#: The most messages one listing returns, recipients of one message, and attachments sent at once.
-MAX_LIST = 200
-MAX_RECIPIENTS = 20
-MAX_ATTACHMENTS = 5
-MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
-MAX_SUBJECT = 300
-MAX_BODY = 50000
-SMTP_TIMEOUT_S = 15.0
-FLAGS = {"read": "\\Seen", "starred": "\\Flagged", "replied": "\\Answered"}
-_ADDRESS = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}")
-_NAME = re.compile(r"[^\x00-\x1f<>\"]{1,100}")
-_PATH_TEXT = re.compile(r"[^\x00-\x1f]{1,1024}")
-
-
-def _text(value: Any, name: str, limit: int, empty: bool = False) -> str:
-    if not isinstance(value, str) or (not value.strip() and not empty) or len(value) > limit:
-        raise ApiArgumentError(f"{name} must be text of {'0' if empty else '1'}-{limit} characters, got {value!r}")
-    return value
-
-
-def _one_line(value: Any, name: str, limit: int) -> str:
-    text = _text(value, name, limit)
-    if any(ord(c) < 32 for c in text):
-        raise ApiArgumentError(f"{name} must be one line of text")
-    return text
-
-
-def _addresses(value: Any, name: str, allow_empty: bool = False) -> list[str]:
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-        raise ApiArgumentError(f"{name} must be an address or a list of addresses, got {value!r}")
-    items = [item.strip() for item in items if item.strip()]
-    if (not items and not allow_empty) or len(items) > MAX_RECIPIENTS:
-        raise ApiArgumentError(f"{name} must name 1-{MAX_RECIPIENTS} addresses")
-    for item in items:
-        if not _ADDRESS.fullmatch(item):
-            raise ApiArgumentError(f"{item!r} in {name} is not a mail address like 'ana@example.com'")
-    return items
-
-
-def _uid(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**32:
-        raise ApiArgumentError(
-            f"uid must be a message's uid from list_messages (a positive whole number), got {value!r}"
-        )
-    return value
-
-
-def _folder(value: Any, name: str = "folder") -> str:
-    if value == "INBOX" or (isinstance(value, str) and value.lower() == "inbox"):
-        return "INBOX"
-    try:
-        return check_folder_name(value)
-    except ValueError as error:
-        raise ApiArgumentError(f"{name}: {error}") from None
+#: The biggest message list_messages reads whole (to list its attachments).
+LIST_BODY_BYTES = 2 * 1024 * 1024
 
 
 class ThunderbirdTools(AppTools):
@@ -129,7 +82,7 @@ class ThunderbirdTools(AppTools):
         return found[0][1], found[0][2]
 
     def _in_home(self, path: Any) -> Path:
-        if not isinstance(path, str) or not _PATH_TEXT.fullmatch(path):
+        if not isinstance(path, str) or not PATH_TEXT.fullmatch(path):
             raise ApiArgumentError(f"a path is a non-empty line of text, got {path!r}")
         text = path.strip()
         target = Path(text.replace("~", str(self.home), 1) if text.startswith("~") else text)
@@ -204,18 +157,36 @@ class ThunderbirdTools(AppTools):
         Returns:
             uid, from, to, cc, subject, date, message_id, flags ('read', 'starred', 'replied') and attachments.
         """
-        folder = _folder(folder)
-        sender = _text(from_contains, "from_contains", 200, empty=True).casefold()
-        subject = _text(subject_contains, "subject_contains", 200, empty=True).casefold()
+        folder = folder_name(folder)
+        sender = checked_text(from_contains, "from_contains", 200, empty=True).casefold()
+        subject = checked_text(subject_contains, "subject_contains", 200, empty=True).casefold()
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST:
             raise ApiArgumentError(f"limit must be a whole number from 1 to {MAX_LIST}, got {limit!r}")
         with self._imap() as session:
             self._existing_folder(session, folder)
             if session.select(folder) == 0:
                 return []
-            items = [summary(uid, flags, raw) for uid, flags, raw in session.fetch("1:*", "BODY.PEEK[]")]
+            items = self._summaries(session)
         items = [m for m in items if sender in m["from"].casefold() and subject in m["subject"].casefold()]
         return sorted(items, key=lambda m: m["uid"])[-limit:]
+
+    def _summaries(self, session: ImapSession) -> list[dict[str, Any]]:
+        """The newest MAX_LIST messages of the open folder; one over LIST_BODY_BYTES is listed by its headers."""
+        found = session.uid("SEARCH", "ALL")
+        uids = [int(u) for u in (found[0] or b"").split()][-MAX_LIST:] if found and isinstance(found[0], bytes) else []
+        if not uids:
+            return []
+        sizes = session.sizes(",".join(map(str, uids)))
+        small = [u for u in uids if sizes.get(u, 0) <= LIST_BODY_BYTES]
+        large = [u for u in uids if u not in set(small)]
+        items = (
+            [summary(u, f, raw) for u, f, raw in session.fetch(",".join(map(str, small)), "BODY.PEEK[]")]
+            if small
+            else []
+        )
+        for uid, flags, raw in session.fetch(",".join(map(str, large)), "BODY.PEEK[HEADER]") if large else []:
+            items.append({**summary(uid, flags, raw), "attachments": "not listed: the message is large (read_message)"})
+        return items
 
     def read_message(self, folder: str, uid: int) -> dict[str, Any]:
         """One message with its text (reading it here does not mark it read; use set_flags).
@@ -227,7 +198,7 @@ class ThunderbirdTools(AppTools):
         Returns:
             The fields of list_messages plus text (the plain text, at most 20000 characters).
         """
-        folder, uid = _folder(folder), _uid(uid)
+        folder, uid = folder_name(folder), uid_number(uid)
         with self._imap() as session:
             flags, raw = self._fetch_one(session, folder, uid)
         return summary(uid, flags, raw, full=True)
@@ -241,7 +212,7 @@ class ThunderbirdTools(AppTools):
         Returns:
             The names of all folders.
         """
-        name = _folder(name, "name")
+        name = folder_name(name, "name")
         with self._imap() as session:
             names = [str(f["name"]) for f in session.folders()]
             if name in names:
@@ -277,7 +248,7 @@ class ThunderbirdTools(AppTools):
         return self._transfer("COPY", folder, uid, to_folder)
 
     def _transfer(self, verb: str, folder: Any, uid: Any, to_folder: Any) -> dict[str, Any]:
-        folder, uid, target = _folder(folder), _uid(uid), _folder(to_folder, "to_folder")
+        folder, uid, target = folder_name(folder), uid_number(uid), folder_name(to_folder, "to_folder")
         if folder == target:
             raise ApiArgumentError("to_folder is the folder the message is in")
         with self._imap() as session:
@@ -300,7 +271,7 @@ class ThunderbirdTools(AppTools):
         Returns:
             folder and uid in Trash ({'folder': None} when removed for good).
         """
-        folder, uid = _folder(folder), _uid(uid)
+        folder, uid = folder_name(folder), uid_number(uid)
         if folder != "Trash":
             return self._transfer("MOVE", folder, uid, "Trash")
         with self._imap() as session:
@@ -321,7 +292,7 @@ class ThunderbirdTools(AppTools):
         Returns:
             The message's summary with its flags now.
         """
-        folder, uid = _folder(folder), _uid(uid)
+        folder, uid = folder_name(folder), uid_number(uid)
         changes = {"read": read, "starred": starred}
         for name, value in changes.items():
             if value is not None and not isinstance(value, bool):
@@ -348,8 +319,8 @@ class ThunderbirdTools(AppTools):
         Returns:
             The saved path.
         """
-        folder, uid = _folder(folder), _uid(uid)
-        _one_line(filename, "filename", 255)
+        folder, uid = folder_name(folder), uid_number(uid)
+        one_line(filename, "filename", 255)
         target = self._in_home(path)
         with self._imap() as session:
             _, raw = self._fetch_one(session, folder, uid)
@@ -383,10 +354,10 @@ class ThunderbirdTools(AppTools):
         Returns:
             message_id and the recipients.
         """
-        recipients = _addresses(to, "to")
-        copies = _addresses(cc or [], "cc", allow_empty=True)
-        subject = _one_line(subject, "subject", MAX_SUBJECT)
-        body = _text(body, "body", MAX_BODY, empty=True)
+        recipients = addresses(to, "to")
+        copies = addresses(cc or [], "cc", allow_empty=True)
+        subject = one_line(subject, "subject", MAX_SUBJECT)
+        body = checked_text(body, "body", MAX_BODY, empty=True)
         message = build_message(recipients, subject, body, copies, self._files(attachments))
         return {"message_id": self._send(message, recipients + copies), "to": recipients, "cc": copies}
 
@@ -402,8 +373,8 @@ class ThunderbirdTools(AppTools):
         Returns:
             message_id and the recipients.
         """
-        folder, uid = _folder(folder), _uid(uid)
-        body = _text(body, "body", MAX_BODY)
+        folder, uid = folder_name(folder), uid_number(uid)
+        body = checked_text(body, "body", MAX_BODY)
         if not isinstance(reply_all, bool):
             raise ApiArgumentError(f"reply_all must be true or false, got {reply_all!r}")
         with self._imap() as session:
@@ -443,9 +414,9 @@ class ThunderbirdTools(AppTools):
         Returns:
             message_id and the recipients.
         """
-        folder, uid = _folder(folder), _uid(uid)
-        recipients = _addresses(to, "to")
-        body = _text(body, "body", MAX_BODY, empty=True)
+        folder, uid = folder_name(folder), uid_number(uid)
+        recipients = addresses(to, "to")
+        body = checked_text(body, "body", MAX_BODY, empty=True)
         with self._imap() as session:
             _, raw = self._fetch_one(session, folder, uid)
         original = parse_message(raw)
@@ -490,10 +461,10 @@ class ThunderbirdTools(AppTools):
         Returns:
             All contacts (name, email).
         """
-        name = _one_line(name, "name", 100)
-        if not _NAME.fullmatch(name):
+        name = one_line(name, "name", 100)
+        if not NAME_TEXT.fullmatch(name):
             raise ApiArgumentError("name cannot hold <, > or quotes")
-        email = _addresses(email, "email")[0]
+        email = addresses(email, "email")[0]
         existing = [c for c in addressbook.read_contacts(self._abook()) if c["email"].lower() == email.lower()]
         if len(addressbook.read_contacts(self._abook())) >= addressbook.MAX_CONTACTS:
             raise ApiCallError("the address book is full")
@@ -530,7 +501,7 @@ class ThunderbirdTools(AppTools):
         Returns:
             All filters.
         """
-        name = _one_line(name, "name", 100)
+        name = one_line(name, "name", 100)
         if field not in filters.FIELDS:
             raise ApiArgumentError(f"field must be one of {', '.join(filters.FIELDS)}, got {field!r}")
         if operator not in filters.OPERATORS:
@@ -541,7 +512,7 @@ class ThunderbirdTools(AppTools):
             raise ApiArgumentError(f"action must be one of {', '.join(filters.ACTIONS)}, got {action!r}")
         folder_uri = ""
         if filters.ACTIONS[action]:
-            target = _folder(to_folder, "to_folder")
+            target = folder_name(to_folder, "to_folder")
             with self._imap() as session:
                 self._existing_folder(session, target)
             folder_uri = f"imap://{USER_LOGIN}@{IMAP_HOST}/{target}"
