@@ -53,3 +53,12 @@ def smol() -> tuple[Any, Any]:
     from desktop_gym.llm.model import load_default_model
 
     return load_default_model()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _close_pooled_desktops() -> Any:
+    """Close the desktops verl's loops and OpenRLHF's instances left in the pool, after each test module."""
+    yield
+    from desktop_gym.train.adapters.pool import DESKTOP_POOL
+
+    DESKTOP_POOL.close()
