@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,12 +49,14 @@ def model_endpoint(base_url: str | None) -> Iterator[str]:
 
 
 def main() -> None:
+    started = time.monotonic()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", default="demo.enter_number")
     parser.add_argument("--episodes", type=int, default=8, help="rollouts, one seed each")
     parser.add_argument("--max-steps", type=int, default=1, help="env steps per episode")
     parser.add_argument("--max-tokens", type=int, default=16, help="tokens per model reply")
     parser.add_argument("--temperature", type=float, default=0.5, help="sampling temperature")
+    parser.add_argument("--sampling-seed", type=int, default=0, help="request seed (+ the task seed); -1: unseeded")
     parser.add_argument("--no-demo-prompt", action="store_true", help="use --tools and --prefill instead")
     parser.add_argument("--prefill", default="", help="with --no-demo-prompt: the start of every answer")
     parser.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: local SmolLM2)")
@@ -90,6 +93,7 @@ def main() -> None:
         source=source,
         max_tokens=args.max_tokens,
         temperature=args.temperature,
+        sampling_seed=None if args.sampling_seed < 0 else args.sampling_seed,
         prompt=AdapterPrompt(tools=args.tools, prefill=args.prefill) if args.no_demo_prompt else AdapterPrompt.demo(),
     )
     os.environ.setdefault("OPENAI_API_KEY", "local")
@@ -107,6 +111,7 @@ def main() -> None:
     failed = [row for row in rows if row["errors"] or row["reward"] is None]
     successes = sum(1 for row in rows if row["reward"] == 1.0)
     print(f"reward-1 episodes: {successes} of {len(rows)} (task verifier); failed rollouts: {len(failed)}")
+    print(f"took {time.monotonic() - started:.0f} s")
     print(summary_line("verifiers", [row["reward"] for row in rows if row["reward"] is not None]))
     if failed:
         sys.exit(f"{len(failed)} rollouts failed (not scored): {failed[0]['errors'][:1]}")

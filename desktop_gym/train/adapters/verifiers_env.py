@@ -147,6 +147,8 @@ class DesktopChatHarnessConfig(vf.HarnessConfig):
     """Tokens per reply at most (one action is short)."""
     temperature: float | None = Field(None, ge=0, le=2)
     """Sampling temperature (None: the endpoint's default)."""
+    sampling_seed: int | None = Field(None, ge=0, le=2**31 - 1)
+    """Sent as each request's ``seed``, plus the task seed (episodes differ, a run repeats); None: unseeded."""
 
 
 class DesktopChatHarness(vf.Harness[DesktopChatHarnessConfig]):
@@ -177,6 +179,8 @@ class DesktopChatHarness(vf.Harness[DesktopChatHarnessConfig]):
         body = {"model": ctx.model, "messages": messages, "max_tokens": self.config.max_tokens}
         if self.config.temperature is not None:
             body["temperature"] = self.config.temperature
+        if self.config.sampling_seed is not None:
+            body["seed"] = self.config.sampling_seed + int(getattr(data, "seed", 0))
         async with httpx.AsyncClient(timeout=MAX_COMPLETION_SECONDS) as client:
             response = await client.post(
                 f"{endpoint.rstrip('/')}/chat/completions",
@@ -278,6 +282,7 @@ def env_config(
     prefill: str = "",
     temperature: float | None = None,
     prompt: AdapterPrompt | None = None,
+    sampling_seed: int | None = None,
 ) -> DesktopEnvConfig:
     """The ``DesktopEnvConfig`` of :func:`load_environment` (for verifiers' ``EvalConfig.env``).
 
@@ -292,6 +297,7 @@ def env_config(
         temperature: the sampling temperature (None: the endpoint's default).
         prompt: tool filter, role, action text and prefill in one (``AdapterPrompt.demo()``); not
             together with ``tools`` or ``prefill``.
+        sampling_seed: each request's ``seed`` is this plus the task seed (None: unseeded).
 
     Raises:
         ValueError: ``prompt`` given beside ``tools`` or ``prefill``.
@@ -311,7 +317,9 @@ def env_config(
         system_role=prompt.system_role if prompt else None,
         actions_text=prompt.actions_text if prompt else None,
     )
-    harness = DesktopChatHarnessConfig(id=TASKSET_ID, max_tokens=max_tokens, temperature=temperature)
+    harness = DesktopChatHarnessConfig(
+        id=TASKSET_ID, max_tokens=max_tokens, temperature=temperature, sampling_seed=sampling_seed
+    )
     return DesktopEnvConfig(taskset=taskset, player=vf.AgentConfig(harness=harness, runtime=vf.SubprocessConfig()))
 
 
