@@ -12,7 +12,7 @@ PY=.venv/bin/python
 HEAVY_STAGES=(
   "serve|600|stage_serve|tests/serve tests/evaluation"
   "train|420|stage_train|tests/train"
-  "adapters|1200|stage_adapters|tests/adapters"  # with the five examples (tests/adapters/test_examples.py)
+  "adapters|1200|stage_adapters|tests/adapters"
   "browser|300|stage_browser|tests/web"
   "apigen|240|stage_apigen|tests/api_generators"
 )
