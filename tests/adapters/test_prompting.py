@@ -56,3 +56,14 @@ def test_from_json_returns_a_prompt_or_raises_value_error(text: str) -> None:
     except ValueError:
         return
     assert isinstance(prompt, AdapterPrompt) and AdapterPrompt.from_json(prompt.to_json()) == prompt
+
+
+def test_rollout_func_takes_the_prompt_whole_or_tools_and_prefill_never_both() -> None:
+    from desktop_gym.train.adapters.trl_rollout import DesktopRolloutFunc
+
+    rollout = DesktopRolloutFunc(DEMO_SOURCE, prompt=AdapterPrompt.demo())
+    assert rollout.prefill == DEMO_PREFILL and rollout.tools == ["CalcTools__set_cell_value"]
+    with pytest.raises(ValueError, match="through prompt"):
+        DesktopRolloutFunc(DEMO_SOURCE, prompt=AdapterPrompt.demo(), prefill="x")
+    # verifiers' env_config takes the same rule; it is checked in a child process (tests/adapters/test_verifiers.py
+    # explains why), through examples/verifiers_eval.py's demo prompt.
