@@ -26,7 +26,7 @@ VERL_VLLM_OVERRIDES: tuple[str, ...] = (
     "actor_rollout_ref.rollout.multi_turn.enable=true",
 )
 """verl's hydra overrides (``python -m verl.trainer.main_ppo ... <these>``), with ``$DESKTOP_GYM_SOURCE`` and
-``$DESKTOP_GYM_PROMPT`` in the workers' environment (``ray_kwargs.ray_init.runtime_env.env_vars``)."""
+``$DESKTOP_GYM_PROMPT`` exported where ``ray start`` runs (the workers inherit that environment)."""
 
 OPENRLHF_VLLM_ARGS: tuple[str, ...] = (
     "--vllm.num_engines",
