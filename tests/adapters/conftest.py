@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -62,3 +66,15 @@ def _close_pooled_desktops() -> Any:
     from desktop_gym.train.adapters.pool import DESKTOP_POOL
 
     DESKTOP_POOL.close()
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A fresh folder anyone may enter: the desktop's apps run as the session user and start in the
+    caller's working directory (pytest's ``tmp_path`` is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="desktop-gym-vf-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

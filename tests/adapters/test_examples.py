@@ -23,6 +23,7 @@ SUMMARY = re.compile(
     r"(?:; optimizer steps with nonzero gradient norm (?P<steps>\d+) of (?P<all_steps>\d+))?$",
     re.MULTILINE,
 )
+EXTRA_ARGS = {"verifiers": ["--output-dir", "runs"]}
 CASES = [
     ("trl_grpo.py", "trl_environment_factory", True),
     ("trl_rollout.py", "trl_rollout", True),
@@ -61,10 +62,11 @@ def test_summary_lines_parse() -> None:
 @pytest.mark.stage_adapters
 @pytest.mark.timeout(EXAMPLE_TIMEOUT + 60)
 @pytest.mark.parametrize(("script", "name", "trains"), CASES, ids=[case[1] for case in CASES])
-def test_example_earns_verifier_rewards_and_gradients(script: str, name: str, trains: bool, tmp_path: Path) -> None:
+def test_example_earns_verifier_rewards_and_gradients(script: str, name: str, trains: bool, open_dir: Path) -> None:
     started = time.monotonic()
-    # Outside the repository root (verifiers' package would be shadowed by our verifiers/ folder there).
-    result = run_outside_root([str(EXAMPLES / script)], tmp_path, timeout=EXAMPLE_TIMEOUT)
+    # Outside the repository root (verifiers' package would be shadowed by our verifiers/ folder there), in
+    # a folder the desktop's apps (run as the session user) may enter.
+    result = run_outside_root([str(EXAMPLES / script), *EXTRA_ARGS.get(name, [])], open_dir, timeout=EXAMPLE_TIMEOUT)
     seconds = time.monotonic() - started
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     summary = parse_summary(result.stdout)

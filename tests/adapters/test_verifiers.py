@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,18 +22,6 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples" / "verifiers_eval.py"
 CHILD_TIMEOUT = 420
 """Seconds a child run may take (two model-driven desktop episodes on 2 shared CPU cores)."""
-
-
-@pytest.fixture
-def open_dir() -> Iterator[Path]:
-    """A fresh folder anyone may enter: the desktop's apps run as the session user and start in the
-    caller's working directory (pytest's ``tmp_path`` is private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="desktop-gym-vf-"))
-    path.chmod(0o755)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def run_outside_root(
