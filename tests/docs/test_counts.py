@@ -33,7 +33,7 @@ def test_the_task_count_is_the_registry_s(page: Path) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_the_api_method_counts_are_the_tool_classes(page: Path) -> None:
-    apps = ("calc", "writer", "impress", "os", "editor", "chrome", "gimp", "vlc", "vscode")
+    apps = ("calc", "writer", "impress", "os", "editor", "chrome", "gimp", "vlc", "vscode", "thunderbird")
     methods = {app: len(registry.api_tool_schemas(app)) for app in apps}
     assert stated(r"(\d+) Calc, (\d+) Writer and (\d+) Impress methods", page) == [
         methods["calc"],
@@ -42,7 +42,13 @@ def test_the_api_method_counts_are_the_tool_classes(page: Path) -> None:
     ]
     assert stated(r"(\d+) `OSTools`", page) == [methods["os"]]
     assert stated(r"(\d+) `EditorTools`", page) == [methods["editor"]]
-    for app, tools in (("chrome", "Chrome"), ("gimp", "Gimp"), ("vlc", "Vlc"), ("vscode", "VSCode")):
+    for app, tools in (
+        ("chrome", "Chrome"),
+        ("gimp", "Gimp"),
+        ("vlc", "Vlc"),
+        ("vscode", "VSCode"),
+        ("thunderbird", "Thunderbird"),
+    ):
         assert stated(rf"(\d+) `{tools}Tools`", page) == [methods[app]], tools
 
 
