@@ -15,15 +15,26 @@ held-out successes with Wilson 95% intervals, train success, entropy, the RL pha
 fractions, wall time and the load. A plot goes next to it.
 
     .venv/bin/python bench/bench_learning.py [--quick] [--output runs/bench-learning]
+        [--set bc_steps=12 ...] [--reuse-base bench/results/learning.json] [--resume] [--calibrate]
 
 ``--quick`` is a smoke run of every phase in minutes (not a result). The full run writes
-``bench/results/learning.json`` and ``docs/img/learning.png``.
+``bench/results/learning.json`` and ``docs/img/learning.png``. ``--set`` overrides a field of
+:class:`Plan`. ``--reuse-base FILE`` takes the base phase from an earlier result whose held-out split,
+prompt and sampling were the same (the untrained model does not change; its held-out evaluation is
+the slowest phase, five unparsed steps per episode); the result says so. The run saves its state
+after every phase (the trainer's checkpoint, the reference, the phases so far) in ``--output``;
+``--resume`` goes on from there. ``--calibrate`` measures, before any RL, how sure behavior cloning
+makes the policy of the held-out oracle trajectories after growing numbers of BC steps (the
+probability, at the sampling temperature, of each whole oracle episode): RL only learns when BC
+leaves groups with both outcomes, so the plan's ``bc_steps`` is picked from it.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import os
 import sys
 import time
@@ -50,12 +61,12 @@ class Plan:
     train_seeds: int = 48  # training instances per family
     heldout_seeds: int = 15  # held-out instances per trained family (and of each held-out family)
     bc_episodes: int = 24  # oracle episodes per family for behavior cloning
-    bc_steps: int = 36
+    bc_steps: int = 8  # from --calibrate: leaves the oracle episodes likely, not certain (RL needs both outcomes)
     bc_batch: int = 12
     bc_lr: float = 1e-4
     rl1_iterations: int = 4
     rl2_iterations: int = 3
-    tasks_per_iteration: int = 3
+    tasks_per_iteration: int = 4
     group_size: int = 4
     rl_lr: float = 1e-5
     sft_steps: int = 8
@@ -63,6 +74,16 @@ class Plan:
     sft_lr: float = 2e-5
     train_eval_episodes: int = 12  # sampled training instances played after each phase
     envs: int = 4
+
+
+#: The plan fields each step uses: a resumed run may change only those of the steps still to run.
+PHASE_FIELDS: dict[str, tuple[str, ...]] = {
+    "base": ("train_seeds", "heldout_seeds", "envs"),
+    "bc": ("bc_episodes", "bc_steps", "bc_batch", "bc_lr", "train_eval_episodes"),
+    "rl1": ("rl1_iterations", "tasks_per_iteration", "group_size", "rl_lr"),
+    "sft": ("sft_steps", "sft_batch", "sft_lr"),
+    "rl2": ("rl2_iterations",),
+}
 
 
 QUICK = Plan(
@@ -105,7 +126,7 @@ def train_config(plan: Plan, output: str) -> Any:
             group_size=plan.group_size,
             train_seeds=plan.train_seeds,
             learning_rate=plan.rl_lr,
-            micro_batch=32,
+            micro_batch=8,  # the shared prefix is expanded per row for the backward: 32 rows took 23 GB
             updates_per_iteration=2,
             frontier=False,
         ),
@@ -154,6 +175,9 @@ class Run:
         self.phases: list[dict[str, Any]] = []
         self.clip_fractions: list[float] = []
         self.entropy_curve: list[dict[str, Any]] = []
+        self.done: list[str] = []  # the steps finished (saved after each, for --resume)
+        self.elapsed_before = 0.0  # wall seconds of the runs this one resumes
+        self.notes: dict[str, Any] = {}
 
     # -------------------------------------------------------------- episodes
     def play(self, specs: list[Any], label: str) -> list[Any]:
@@ -194,7 +218,7 @@ class Run:
             "entropy": round(self.trainer._entropy(samples), 4),
             "well_formed": round(_mean([s.well_formed for t in held for s in t.steps]), 3),
             "steps_per_episode": round(_mean([len(t.steps) for t in held]), 2),
-            "elapsed_seconds": round(time.time() - self.started, 1),
+            "elapsed_seconds": round(self.elapsed(), 1),
             "load_1min": round(os.getloadavg()[0], 2),
         }
         self.phases.append(phase)
@@ -264,6 +288,110 @@ class Run:
 
         trainer.collect = collect  # type: ignore[method-assign]
 
+    def reuse_base(self, path: Path) -> None:
+        """Take the base phase from an earlier result of the same split, prompt and sampling.
+
+        Raises:
+            SystemExit: the file has no base phase, or its split, prompt or sampling differ.
+        """
+        earlier = json.loads(path.read_text())
+        same = {
+            "observation": list(OBSERVATION),
+            "describe_format": "brief",
+            "families": list(TRAIN_FAMILIES),
+            "heldout_families": list(HELDOUT_FAMILIES),
+        }
+        for key, value in same.items():
+            if earlier.get(key) != value:
+                raise SystemExit(f"{path}: {key} is {earlier.get(key)!r}, this run's is {value!r}")
+        for key in ("train_seeds", "heldout_seeds"):
+            if earlier["plan"][key] != getattr(self.plan, key):
+                raise SystemExit(f"{path}: plan.{key} differs; the held-out split would not be the same")
+        base = [p for p in earlier["phases"] if p["name"] == "base"]
+        if not base:
+            raise SystemExit(f"{path}: no base phase to reuse")
+        phase = dict(base[0])
+        phase["reused_from"] = f"{path.name} of an earlier run (same model, prompt, sampling and held-out split)"
+        self.phases.append(phase)
+        print(f"[phase] base: reused, held-out {phase['heldout']['successes']}/{phase['heldout']['episodes']}")
+
+    def calibrate(self, checkpoints: tuple[int, ...] = (4, 8, 12, 16, 24, 36), per_family: int = 6) -> None:
+        """Print how likely the policy finds whole held-out oracle episodes after growing BC steps."""
+        import torch
+
+        from desktop_gym.train.bc import record_oracle
+        from desktop_gym.train.model_ops import batch_tensors, model_device, token_logprobs
+        from desktop_gym.train.rollout import EpisodeSpec
+
+        first = self.plan.bc_episodes
+        bc = [EpisodeSpec(task, seed, "bc") for task in TRAIN_FAMILIES for seed in self.split[task][0][:first]]
+        held = [EpisodeSpec(task, seed, "cal") for task in TRAIN_FAMILIES for seed in self.split[task][1][:per_family]]
+        recorded = record_oracle(self.envs, bc + held, self.trainer.prompt, "brief")
+        samples = [self.trainer._sample(s) for t in recorded[: len(bc)] if t.success for s in t.steps]
+        episodes = [(t.task_id, [self.trainer._sample(s) for s in t.steps]) for t in recorded[len(bc) :] if t.success]
+        temperature = self.trainer.config.model.temperature
+        done = 0
+        for target in checkpoints:
+            if target > done:
+                self.trainer.sft(samples, target - done, self.plan.bc_batch, self.plan.bc_lr)
+                done = target
+            chances: dict[str, list[float]] = {}
+            for task, steps in episodes:
+                batch = batch_tensors(steps, self.trainer.tokenizer.pad_token_id or 0, model_device(self.trainer.model))
+                with torch.no_grad():
+                    logp, _ = token_logprobs(self.trainer.model, batch, False, temperature=temperature)
+                chances.setdefault(task, []).append(math.exp(float((logp * batch["response_mask"]).sum())))
+            row = {task: round(_mean(v), 3) for task, v in chances.items()}
+            overall = _mean([c for v in chances.values() for c in v])
+            print(f"[calib] bc_steps {target}: mean {overall:.3f} {row}", flush=True)
+
+    def elapsed(self) -> float:
+        return self.elapsed_before + time.time() - self.started
+
+    def checkpoint(self, step: str) -> None:
+        """Mark ``step`` done and save what --resume needs: the trainer's checkpoint, the reference, the phases."""
+        import torch
+
+        self.done.append(step)
+        self.trainer.save_checkpoint()
+        if self.trainer.reference is not None:
+            torch.save(self.trainer.reference.state_dict(), self.output / "checkpoint" / "bench_reference.pt")
+        state = {
+            "done": self.done,
+            "phases": self.phases,
+            "clip_fractions": self.clip_fractions,
+            "entropy_curve": self.entropy_curve,
+            "bc_summary": getattr(self, "bc_summary", None),
+            "elapsed": self.elapsed(),
+            "notes": self.notes,
+            "plan": self.plan.__dict__,
+        }
+        (self.output / "bench_state.json").write_text(json.dumps(state, indent=2))
+        self.save()
+
+    def resume(self) -> None:
+        """Continue a run cut after some step (see :meth:`checkpoint`)."""
+        import torch
+
+        state = json.loads((self.output / "bench_state.json").read_text())
+        used = {field for step in state["done"] for field in PHASE_FIELDS[step]}
+        changed = sorted(f for f in used if state["plan"][f] != getattr(self.plan, f))
+        if changed:
+            raise SystemExit(f"--resume: {', '.join(changed)} differ from the saved run's (its done steps used them)")
+        self.trainer.resume(self.output / "checkpoint")
+        for group in self.trainer.optimizer.param_groups:  # the checkpoint's optimizer state carries its lr
+            group["lr"] = self.plan.rl_lr
+        if self.trainer.reference is not None:
+            saved = torch.load(self.output / "checkpoint" / "bench_reference.pt", weights_only=True)
+            self.trainer.reference.load_state_dict(saved)
+        self.done, self.phases = state["done"], state["phases"]
+        self.clip_fractions, self.entropy_curve = state["clip_fractions"], state["entropy_curve"]
+        if state["bc_summary"]:
+            self.bc_summary = state["bc_summary"]
+        self.elapsed_before, self.notes = float(state["elapsed"]), state.get("notes", {})
+        self.notes.setdefault("resumed", []).append({"after": list(self.done), "plan_then": state["plan"]})
+        print(f"[resume] after {', '.join(self.done)} ({self.elapsed_before:.0f} s so far)", flush=True)
+
     # -------------------------------------------------------------- output
     def result(self) -> dict[str, Any]:
         return {
@@ -280,8 +408,10 @@ class Run:
             "phases": self.phases,
             "entropy_curve": self.entropy_curve,
             "max_clip_fraction": max(self.clip_fractions, default=0.0),
-            "wall_seconds": round(time.time() - self.started, 1),
+            "wall_seconds": round(self.elapsed(), 1),
             "cpus": os.cpu_count(),
+            "complete": self.done[-1:] == ["rl2"] if self.done else False,
+            **self.notes,
         }
 
     def save(self) -> None:
@@ -291,6 +421,18 @@ class Run:
         self.trainer.close()
         for env in self.envs:
             env.close()
+
+
+def plan_with(plan: Plan, overrides: list[str]) -> Plan:
+    """``plan`` with ``FIELD=VALUE`` overrides (each value parsed as the field's type)."""
+    changes: dict[str, Any] = {}
+    types = {f.name: type(getattr(plan, f.name)) for f in dataclasses.fields(plan)}
+    for item in overrides:
+        name, _, value = item.partition("=")
+        if name not in types:
+            raise SystemExit(f"--set {item}: no plan field {name!r} (fields: {', '.join(types)})")
+        changes[name] = types[name](value)
+    return dataclasses.replace(plan, **changes)
 
 
 def _mean(values: list[float]) -> float:
@@ -332,22 +474,36 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", default="runs/bench-learning")
     parser.add_argument("--quick", action="store_true", help="a smoke run of every phase (not a result)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="override a Plan field")
+    parser.add_argument("--reuse-base", type=Path, help="take the base phase from this earlier result file")
+    parser.add_argument("--resume", action="store_true", help="go on from the state saved in --output")
+    parser.add_argument("--calibrate", action="store_true", help="measure BC's grip on held-out oracle episodes")
     args = parser.parse_args()
-    plan = QUICK if args.quick else Plan()
+    plan = plan_with(QUICK if args.quick else Plan(), args.set)
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
     run = Run(plan, output)
+    if args.calibrate:
+        try:
+            run.calibrate()
+        finally:
+            run.close()
+        return 0
+    steps = {
+        "base": lambda: run.reuse_base(args.reuse_base) if args.reuse_base else run.evaluate("base"),
+        "bc": lambda: (run.behavior_cloning(), run.evaluate("bc")),
+        "rl1": lambda: (run.rl(plan.rl1_iterations, "rl1"), run.evaluate("rl1")),
+        "sft": lambda: (run.entropulse(), run.evaluate("sft")),
+        "rl2": lambda: (run.rl(plan.rl2_iterations, "rl2"), run.evaluate("rl2")),
+    }
     try:
         run.collect_instances()
-        run.evaluate("base")
-        run.behavior_cloning()
-        run.evaluate("bc")
-        run.rl(plan.rl1_iterations, "rl1")
-        run.evaluate("rl1")
-        run.entropulse()
-        run.evaluate("sft")
-        run.rl(plan.rl2_iterations, "rl2")
-        run.evaluate("rl2")
+        if args.resume:
+            run.resume()
+        for name, step in steps.items():
+            if name not in run.done:
+                step()
+                run.checkpoint(name)
     finally:
         run.save()
         run.close()
