@@ -35,11 +35,6 @@ def test_check_env_passes_under_load(env: DesktopEnv) -> None:
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    reason="open (issue 32): after a typed step in Calc, 176 pixels in a 388x660 box at (449, 54) repaint later "
-    "than the step's settle, at every load (quiet too); the effect itself is in the step's screenshot",
-    strict=False,
-)
 def test_a_steps_screenshot_shows_what_the_action_typed_under_load(env: DesktopEnv) -> None:
     env.reset(seed=0)
     stale = []

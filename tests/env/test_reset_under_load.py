@@ -35,12 +35,6 @@ TASKS = {
     "impress.add_slide": (3, ALL_PARTS),
     "files.editor_append_line": (4, ALL_PARTS),
 }
-#: Open (issue 32): under load a Writer or Impress reset's screenshot sometimes differs from the
-#: first (a clean CI run at load 5.6: Writer 2 of 3 resets, ~10.7k pixels in a 1186x18 box at
-#: (21, 125), the ruler row; Impress 1 of 2, 1.9k pixels in the slide pane's right column). Both
-#: passed in the run before it, and in two runs under the session-spread load. Their other parts
-#: are asserted; a screenshot difference alone marks the test xfail, naming it.
-UNSTABLE_SCREENSHOT = {"starter.writer_append_paragraph", "impress.add_slide"}
 
 
 def differences(first: dict[str, Any], other: dict[str, Any], parts: tuple[str, ...] = ALL_PARTS) -> list[str]:
@@ -88,8 +82,6 @@ def test_resets_with_one_seed_give_equal_first_observations_under_load(env: Desk
             elif found:
                 unequal_screens.append(label + "; ".join(found))
             load.sample()
-    if env.task_id in UNSTABLE_SCREENSHOT and unequal_screens and not unequal:
-        pytest.xfail(f"open (issue 32): first screenshots differ under load {load.load_average:.1f}: {unequal_screens}")
     unequal += unequal_screens
     assert not unequal, (
         f"{len(unequal)} of {resets - 1} resets differ from the first (load {load.load_average:.1f}): {unequal}"

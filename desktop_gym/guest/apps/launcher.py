@@ -236,6 +236,9 @@ class AppLauncher:
         if self._keeper is not None and launched.uno is not None:  # once laid out: the layout is part of the state
             self._keeper.check_or_record(launched, reused=parked is not None, deadline=deadline, accessible=accessible)
             phases.done("reuse_check")
+        if launched.uno is not None and "state_watch" not in launched.extra:  # readiness attaches it otherwise
+            launched.extra["state_watch"] = readiness.watch_office_states(launched.uno, deadline)
+            phases.done("state_watch")
         if self._warm is not None and office:
             self._warm.ensure_started()  # the next episode's office starts while this one runs
         launched.extra["launch_seconds"] = phases.seconds

@@ -8,9 +8,11 @@ adds a condition that only a drawn, usable app meets. :data:`READINESS` maps the
 
 - ``"uno"`` (a LibreOffice document): the document's node (``document spreadsheet``/``text``/
   ``presentation``) is showing in the accessibility tree (one Collection query, answered inside
-  the office); then the office lays out and repaints its frames in one UNO call (under its own
-  lock, so the paint is of the loaded, laid-out document), and the app's window must receive
-  that repaint (X DAMAGE on the window, after the call).
+  the office); the office has sent the new frame's controls (toolbars, status bar, ruler,
+  sidebar) their states (``office_state_watch``: until then Writer's ruler sits at the screen's
+  edge and Impress shows another zoom); then the office lays out and repaints its frames in one
+  UNO call (under its own lock, so the paint is of the loaded, laid-out document), and the app's
+  window must receive that repaint (X DAMAGE on the window, after the call).
 - ``"marker"``: the app's own ready signal (the terminal's shell marker, awaited by the launcher).
 - ``"window"``: an app on the accessibility bus (mousepad) shows its frame there, named as its
   window; an app not on the bus (xmessage) waits only for what every kind waits for.
@@ -20,7 +22,8 @@ drawn: GTK draws a whole window per frame; xterm's prompt is text) and the scree
 for the quiet span. Each wait is capped and its timeout names what it waited for. After an
 action, :func:`wait_office_presented` asks each office for the same proof of a paint.
 ``DESKTOP_GYM_READINESS=quiet`` keeps only the quiet screen (the check before issue 32: the
-baseline the tests and benchmarks compare).
+baseline the tests and benchmarks compare); ``DESKTOP_GYM_READINESS=no-states`` keeps everything
+but the control states (the baseline of ``bench/bench_reset_readiness.py --final``).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from ...settle import wait_until_stable
 log = logging.getLogger(__name__)
 
 READINESS_VARIABLE = "DESKTOP_GYM_READINESS"  # "quiet": only the quiet screen (the baseline before issue 32)
+NO_STATES = "no-states"  # the readiness and settle of issue 32 without waiting for control states (a baseline)
 QUIET_S = 0.2  # how long the screen must stay unchanged once the app is drawn
 QUIET_TIMEOUT_S = 3.0  # an app that keeps repainting (an animation) is handed over after this
 REPAINT_TIMEOUT_S = 15.0  # how long an office's window may take to show the repaint it was asked for
@@ -98,6 +102,11 @@ def readiness_kind(spec: Any) -> str:
 def quiet_only() -> bool:
     """Whether ``DESKTOP_GYM_READINESS=quiet`` asks for the old quiet-screen-only check."""
     return os.environ.get(READINESS_VARIABLE, "") == "quiet"
+
+
+def states_watched() -> bool:
+    """Whether readiness and settle wait for an office's control states (not with ``no-states`` or ``quiet``)."""
+    return os.environ.get(READINESS_VARIABLE, "") not in ("quiet", NO_STATES)
 
 
 # ---------------------------------------------------------------------------------------- office
@@ -204,10 +213,14 @@ def wait_office_presented(launched: Any, display_name: str | None, timeout: floa
     A quiet screen after input can be an office that has not been given the CPU yet. Its main
     thread working off every pending event (:func:`office_idle`: the input, the timers and idle
     handlers it queued) and then a paint it is asked for reaching its window prove that what it
-    drew for the action is on the screen.
+    drew for the action is on the screen. Toolbar and status bar states are sent on a timer, so
+    where the frame's :class:`~.office_state_watch.StateWatch` sees one not sent yet, it waits for
+    the update and works off its repaint first.
 
     Returns:
-        Whether the window showed the paint within ``timeout`` (False: it may be covered or hung).
+        Whether the window showed the paint within ``timeout`` (False: it may be covered or hung) and
+        no control state was sent late. The office sends a large update in chunks 20 ms apart, so
+        after a late one the caller waits for a quiet screen once more.
     """
     from ..screen import DamageWatch
 
@@ -219,12 +232,36 @@ def wait_office_presented(launched: Any, display_name: str | None, timeout: floa
         connection = launched.uno
         if not connection.call(office_idle, connection, timeout, timeout=timeout + 1.0, what="work off pending events"):
             return False
+        late = False  # whether toolbar or status bar states were sent after the screen went quiet
+        states = launched.extra.get("state_watch")
+        if states is not None:
+            left = max(0.1, timeout - (time.monotonic() - started))
+            lagged = connection.call(states.wait_sent, left, timeout=left + 1.0, what="toolbar and status bar states")
+            if lagged:  # the controls got new states: what they repaint for them must be worked off too
+                left = max(0.1, timeout - (time.monotonic() - started))
+                connection.call(office_idle, connection, left, timeout=left + 1.0, what="work off the state update")
+                late = True
         watch.mark()
         left = max(0.1, timeout - (time.monotonic() - started))
         connection.call(_flush_paint, connection, timeout=left, what=f"{launched.app} paint flush")
-        return watch.wait_drawn(max(0.0, timeout - (time.monotonic() - started)))
+        return watch.wait_drawn(max(0.0, timeout - (time.monotonic() - started))) and not late
     finally:
         watch.close()
+
+
+def watch_office_states(connection: Any, deadline: float) -> Any:
+    """Listen to the new document frame's toolbar and status bar states (``office_state_watch``); or None."""
+    from .office_state_watch import StateWatch
+
+    if not states_watched():
+        return None
+    try:
+        return connection.call(
+            StateWatch.attach, connection, timeout=max(0.5, min(5.0, deadline - time.monotonic())), what="watch states"
+        )
+    except Exception as error:  # noqa: BLE001 - the settle then works as before, without the state check
+        log.info("no state watch for the office frame: %s", error)
+        return None
 
 
 def office_ready(ctx: ReadyContext) -> None:
@@ -236,6 +273,9 @@ def office_ready(ctx: ReadyContext) -> None:
     from ...errors import WaitTimeoutError
     from ..screen import DamageWatch
 
+    connection = ctx.launched.uno
+    # Attached first, so the office's update pass for the new frame's controls runs during the waits below.
+    states = ctx.launched.extra["state_watch"] = watch_office_states(connection, ctx.deadline)
     try:
         poll_until(
             lambda: _showing_document(ctx.current().title),
@@ -247,7 +287,11 @@ def office_ready(ctx: ReadyContext) -> None:
     except ImportError:  # a guest without accessibility support: the repaint below still proves the paint
         pass
     ctx.done("a11y_content")
-    connection = ctx.launched.uno
+    if states is not None:  # the frame's controls (the ruler, the status bar) get their states in a pass
+        waited = ctx.left(REPAINT_TIMEOUT_S)
+        if not connection.call(states.wait_update_pass, waited, timeout=waited + 1.0, what="the controls' states"):
+            log.info("the office sent no update pass to its new frame's controls within %.1f s", waited)
+        ctx.done("control_states")
     waited = ctx.left(REPAINT_TIMEOUT_S)
     if not connection.call(office_idle, connection, waited, timeout=waited + 1.0, what="work off pending events"):
         raise WaitTimeoutError(f"timed out after {waited:.1f} s waiting for the office to work off its pending events")
