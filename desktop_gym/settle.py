@@ -5,7 +5,8 @@ seconds; then we make sure no app is still busy with queued work (an app saving 
 repaint, so a still screen alone proves nothing), and if one was, we let the screen settle once
 more. The guest does all of it in one call on X DAMAGE, and on a loaded machine a quiet screen
 can be an office that got no CPU yet: so it also has each office work off its pending events and
-show a paint it asks for (``guest.apps.readiness.wait_office_presented``; issue 32).
+show a paint it asks for (``guest.apps.readiness.wait_office_presented``; issue 32), after
+sending its toolbars and status bar any state they were not sent yet (``office_state_watch``).
 ``DESKTOP_GYM_SETTLE=poll`` instead polls screenshots from the host (the baseline the benchmarks
 compare).
 """
