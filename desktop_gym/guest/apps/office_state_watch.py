@@ -12,7 +12,8 @@ added and removed at once gets the state computed now, while the kept listener h
 sent to the controls. Where they differ, an update is still due; :meth:`StateWatch.wait_sent`
 waits for it (on the listener's events, bounded), so the settle after an action can then wait for
 its paint. A command whose states never agree (some states are computed differently on demand) is
-dropped from the watch after its first timeout, so it cannot slow every later step.
+dropped from the watch after its first timeout, so it cannot slow every later step; when the
+frame's document closes (its controller is disposed), the watch stops.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class StateWatch:
         self._events: dict[str, int] = {}  # states sent per command since the watch began
         self._dispatches: dict[str, tuple[Any, Any]] = {}
         self._listener: Any = None
+        self._closed = False  # the frame's dispatches were disposed (its document closed): nothing to watch
 
     @classmethod
     def attach(cls, connection: Any, commands: tuple[str, ...] = WATCHED_COMMANDS) -> StateWatch | None:
@@ -81,12 +83,17 @@ class StateWatch:
                     watch._changed.notify_all()
 
             def disposing(self, source: Any) -> None:
-                pass
+                with watch._changed:
+                    watch._closed = True
+                    watch._changed.notify_all()
 
         transformer = connection.context.ServiceManager.createInstanceWithContext(
             "com.sun.star.util.URLTransformer", connection.context
         )
         watch._listener = Sent()
+        controller = frame.getController()
+        if controller is not None:  # disposed when its document closes (the dispatches are not)
+            controller.addEventListener(watch._listener)
         for command in commands:
             _, url = transformer.parseStrict(uno.createUnoStruct("com.sun.star.util.URL", Complete=command))
             dispatch = frame.queryDispatch(url, "", 0)
@@ -124,7 +131,14 @@ class StateWatch:
         """Each watched command's state computed now."""
         states = {}
         for command in list(self._dispatches):
-            now = self._now(command)
+            if self._closed:
+                return {}
+            try:
+                now = self._now(command)
+            except Exception as error:  # noqa: BLE001 - a disposed dispatch (the frame closed): stop watching it
+                log.info("no state for %s (%s); no longer watched", command, type(error).__name__)
+                self._dispatches.pop(command, None)
+                continue
             if now is not None:
                 states[command] = now
         return states
@@ -148,7 +162,7 @@ class StateWatch:
             before = {command: self._sent.get(command) for command in first}
 
             def sent() -> bool:  # each lagging control was sent a state since (the one computed, or a later one)
-                return all(self._sent.get(command) != old for command, old in before.items())
+                return self._closed or all(self._sent.get(command) != old for command, old in before.items())
 
             self._changed.wait_for(sent, max(0.0, min(timeout, MAX_WAIT_S)))
         lagging = [command for command in first if command in self.lagging()] if not sent() else []
@@ -168,7 +182,10 @@ class StateWatch:
         with self._changed:
             attached = dict(self._events)
             return self._changed.wait_for(
-                lambda: any(self._events.get(command, 0) > attached.get(command, 0) for command in self._dispatches),
+                lambda: (
+                    self._closed
+                    or any(self._events.get(command, 0) > attached.get(command, 0) for command in self._dispatches)
+                ),
                 min(timeout, MAX_WAIT_S),
             )
 
