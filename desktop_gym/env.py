@@ -23,6 +23,7 @@ from .backends import Backend, DesktopHandle, make_backend
 from .elements.osworld import A11Y_FORMATS, OBSERVATION_PRESETS, osworld_marks, osworld_tree
 from .elements.set_of_marks import draw_marks
 from .elements.table import ElementTable, number_elements
+from .episode_prefetch import EpisodePrefetch, PrefetchRequest, Prepared
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .guest.types import AppFocus
@@ -46,6 +47,27 @@ DEFAULT_OBSERVATION = (
 log = logging.getLogger(__name__)
 #: Observation parts made from the accessibility tree (it is read when any of them is asked for).
 _TREE_PARTS = ("a11y_tree", "som_screenshot", "elements")
+#: What a prefetched reset swaps between the env and its shadow: the desktop and the episode on it.
+_EPISODE_STATE = (
+    "backend",
+    "_handle",
+    "_client",
+    "_ctx",
+    "_task",
+    "task_id",
+    "_steps",
+    "_episode_active",
+    "_instruction",
+    "_last_screenshot",
+    "_observation_cost",
+    "_reset_phases",
+    "_prefetcher",
+    "_elements",
+    "_observed_focus",
+    "_offered_apps",
+    "_np_random",
+    "_np_random_seed",
+)
 OFFICE_APPS = document_apps()  # apps whose documents the agent saves (AppSpec.saves_documents)
 SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
 MAX_A11Y_TIMEOUT_S = 60.0  # the longest accessibility-tree read an env may be configured to wait for
@@ -117,6 +139,26 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         max_action_chars: int = 64 * 1024,
         reset_attempts: int = DEFAULT_RESET_ATTEMPTS,
     ) -> None:
+        self._constructor = {  # what a prefetch's shadow env is built from (the same env, another desktop)
+            "task_id": task_id,
+            "backend": backend,
+            "observation": observation,
+            "coordinates": coordinates,
+            "action_set": action_set,
+            "max_steps": max_steps,
+            "a11y_max_nodes": a11y_max_nodes,
+            "a11y_timeout": a11y_timeout,
+            "a11y_format": a11y_format,
+            "action_mode": action_mode,
+            "api_scope": api_scope,
+            "app_info_max_chars": app_info_max_chars,
+            "settle_timeout": settle_timeout,
+            "render_mode": render_mode,
+            "backend_kwargs": backend_kwargs,
+            "action_limits": action_limits,
+            "max_action_chars": max_action_chars,
+            "reset_attempts": reset_attempts,
+        }
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         if isinstance(observation, str):
@@ -170,11 +212,13 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._ctx: TaskContext | None = None
         self._steps = 0
         self._episode_active = False
+        self._instruction = ""
         self._last_screenshot: np.ndarray | None = None
         self._observation_cost = PartTimer()  # seconds per part of the latest observation
         self._reset_phases = PartTimer()  # seconds per phase of the latest reset (info['reset_phase_seconds'])
         self._prefetcher = Prefetcher()  # reads the a11y tree while the other parts are read
         self._elements = ElementTable()  # the element ids of the latest observation
+        self._episode_prefetch: EpisodePrefetch | None = None  # the next episode, prepared on a second desktop
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -198,12 +242,43 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        super().reset(seed=seed)
+        """Start an episode: clean the desktop, set the task up, observe.
+
+        Args:
+            seed: seeds the task's parameters (the same seed gives the same episode).
+            options: ``task_id`` (another task than the env's), ``params`` (override sampled
+                parameters) and ``prefetch``: ``{"task_id": ..., "seed": ..., "params": {...}}``
+                names the episode the next ``reset`` will ask for; it is prepared on a second
+                desktop while this episode runs (``episode_prefetch``), and the matching reset is
+                a swap (``info["prefetched"]``; ``info["prefetch_seconds"]`` is the background
+                reset's time). Needs an env that owns its backend (given by name).
+
+        Raises:
+            ValueError: no task, or a malformed ``prefetch`` (the message names the field).
+            ResetFailedError: the setup failed on every attempt.
+        """
         options = dict(options or {})
         started = time.perf_counter()
         task_id = options.get("task_id", self.task_id)
         if task_id is None:
             raise ValueError("no task: pass task_id to DesktopEnv(...) or options={'task_id': ...} to reset")
+        request = self._prefetch_request(options.pop("prefetch", None), task_id)
+        prepared = None
+        if self._episode_prefetch is not None:
+            prepared = self._episode_prefetch.take(task_id, seed, options.get("params", {}))
+        if prepared is not None:
+            observation, info = self._swap_in(prepared, started)
+        else:
+            observation, info = self._reset_here(seed, options, task_id, started)
+        if request is not None:
+            self._start_prefetch(request)
+        return observation, info
+
+    def _reset_here(
+        self, seed: int | None, options: dict[str, Any], task_id: str, started: float
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The ordinary reset, on this env's own desktop."""
+        super().reset(seed=seed)
         if task_id != self.task_id or self._task is None:
             self._task, self.task_id = get_task(task_id), task_id
         task = self._task
@@ -237,6 +312,38 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             "reset_phase_seconds": phases.rounded(),
         }
         return observation, info
+
+    # ------------------------------------------------------------------ prefetch
+    def _prefetch_request(self, value: Any, task_id: str) -> PrefetchRequest | None:
+        """``options["prefetch"]`` checked (``ValueError`` naming the field), or None."""
+        if value is None:
+            return None
+        if not self._owns_backend:
+            raise ValueError(
+                "options['prefetch'] needs an env that starts its own desktops: pass the backend by name "
+                "(backend='local', backend_kwargs={...}), not a Backend instance"
+            )
+        return PrefetchRequest.parse(value, task_id)
+
+    def _start_prefetch(self, request: PrefetchRequest) -> None:
+        if self._episode_prefetch is None:
+            self._episode_prefetch = EpisodePrefetch(lambda: DesktopEnv(**self._constructor))
+        self._episode_prefetch.start(request)
+
+    def _swap_in(self, prepared: Prepared, started: float) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Take the shadow env's prepared episode (its desktop and state); the shadow gets this env's."""
+        assert self._episode_prefetch is not None and prepared.info is not None and prepared.observation is not None
+        shadow = self._episode_prefetch.shadow
+        for name in _EPISODE_STATE:
+            mine, theirs = getattr(self, name), getattr(shadow, name)
+            setattr(self, name, theirs)
+            setattr(shadow, name, mine)
+        shadow._episode_active = False  # the desktop it got back is the old episode's: only a reset reuses it
+        info = dict(prepared.info)
+        info["prefetched"] = True
+        info["prefetch_seconds"] = round(prepared.seconds, 4)  # the background reset's wall time
+        info["reset_seconds"] = time.perf_counter() - started  # what the caller waited for
+        return prepared.observation, info
 
     def _set_up_episode(self, task: Task, options: dict[str, Any]) -> dict[str, Any]:
         """Clean (or restore) the desktop, sample the parameters and run the task's setup."""
@@ -569,6 +676,9 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         return None
 
     def close(self) -> None:
+        if self._episode_prefetch is not None:
+            self._episode_prefetch.close()
+            self._episode_prefetch = None
         self._prefetcher.close()
         if self._client is not None:
             self._client.close()

@@ -34,6 +34,9 @@ class EnvSection:
         action_mode: ``hybrid``, ``api`` or ``gui``.
         max_steps: step budget per episode.
         settle_timeout: seconds the env waits for the screen to settle after an action.
+        prefetch: each env prepares its next episode on a second desktop while the current one
+            runs (``reset(options={"prefetch": ...})``), so the rollout waits for a swap, not a
+            launch; twice the desktops' memory, and their setup's CPU during the episodes.
     """
 
     task_ids: tuple[str, ...] = ("demo.enter_number",)
@@ -44,6 +47,7 @@ class EnvSection:
     action_mode: str = "api"
     max_steps: int = 1
     settle_timeout: float = 0.0
+    prefetch: bool = False
 
 
 @dataclass(frozen=True)

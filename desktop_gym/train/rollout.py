@@ -91,6 +91,7 @@ class _Slot:
     observation: dict[str, Any] = field(default_factory=dict)
     history: list[Turn] = field(default_factory=list)
     started: float = 0.0
+    reserved: tuple[int, EpisodeSpec] | None = None  # with prefetch: the slot's next episode (index, spec)
 
 
 @dataclass
@@ -119,6 +120,9 @@ class RolloutCollector:
             written (a recorded trajectory keeps them in its own folder). A step keeps its prompt
             with each screenshot as a PNG file path (:mod:`desktop_gym.episode.images`), never the
             pixels, so trajectories held for training cost no image memory.
+        prefetch: each env is given its next episode when it starts one (the episode after it in
+            ``collect``'s order is reserved for the same env) and prepares it on a second desktop
+            (``DesktopEnv.reset``'s ``prefetch`` option), so its next reset is a swap.
 
     Raises:
         ValueError: no envs; or ``prompt.vision`` with neither ``record_dir`` nor ``image_dir``.
@@ -133,6 +137,7 @@ class RolloutCollector:
         record_dir: Path | str | None = None,
         describe_format: str = "python",
         image_dir: Path | str | None = None,
+        prefetch: bool = False,
     ) -> None:
         if not envs:
             raise ValueError("RolloutCollector needs at least one env")
@@ -145,6 +150,7 @@ class RolloutCollector:
         self.reward_rule = reward_rule
         self.record_dir = Path(record_dir) if record_dir else None
         self.describe_format = describe_format
+        self.prefetch = prefetch
         self._well_formed = well_formed_checker(self.envs[0])
         self._threads = ThreadPoolExecutor(max_workers=len(self.envs), thread_name_prefix="rollout")
         self.stats = RolloutStats()
@@ -168,11 +174,13 @@ class RolloutCollector:
         slots = [_Slot(env) for env in self.envs]
         order: dict[int, int] = {}  # id(slot) -> episode index
         with tqdm(total=len(episodes), desc=desc, disable=not progress, leave=False) as bar:
-            while pending or any(slot.spec is not None for slot in slots):
+            while pending or any(slot.spec is not None or slot.reserved is not None for slot in slots):
                 starts = []
                 for slot in slots:
-                    if slot.spec is None and pending:
-                        index, spec = pending.pop(0)
+                    if slot.spec is None and (pending or slot.reserved is not None):
+                        # A prefetching slot runs the episode it reserved (and prepared) first.
+                        index, spec = slot.reserved if slot.reserved is not None else pending.pop(0)
+                        slot.reserved = pending.pop(0) if self.prefetch and pending else None
                         order[id(slot)] = index
                         slot.spec = spec  # taken now, so the next slot gets the next episode
                         starts.append((slot, spec))
@@ -213,14 +221,19 @@ class RolloutCollector:
             task_id=spec.task_id, seed=spec.seed, started=time.time(), meta={"group": spec.group_key}
         )
         slot.trajectory = trajectory
+        options: dict[str, Any] = {"task_id": spec.task_id}
+        if slot.reserved is not None:  # prepared on a second desktop while this episode runs
+            options["prefetch"] = {"task_id": slot.reserved[1].task_id, "seed": slot.reserved[1].seed}
         try:
-            observation, info = slot.env.reset(seed=spec.seed, options={"task_id": spec.task_id})
+            observation, info = slot.env.reset(seed=spec.seed, options=options)
         except Exception as error:  # a desktop that fails to reset must not stop the whole collection
             trajectory.crash = f"reset failed: {type(error).__name__}: {error}"
             return self._finish(slot)
         trajectory.instruction = str(info.get("instruction", observation.get("instruction", "")))
         trajectory.params = dict(info.get("params") or {})
         trajectory.meta["reset_seconds"] = info.get("reset_seconds")
+        if info.get("prefetched"):
+            trajectory.meta["prefetch_seconds"] = info.get("prefetch_seconds")
         slot.observation = observation
         slot.system = system_prompt(slot.env.describe(self.describe_format), self.prompt)
         if self.record_dir is not None:

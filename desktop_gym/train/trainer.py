@@ -142,7 +142,13 @@ class Trainer:
             self.sampler_policy = self._versioned_policy(copy.deepcopy(self.model))
         record = self.output / "trajectories" if config.record_trajectories else None
         self.collector = RolloutCollector(
-            self.envs, self.sampler_policy, self.prompt, rl.reward_rule, record, image_dir=self.output / "images"
+            self.envs,
+            self.sampler_policy,
+            self.prompt,
+            rl.reward_rule,
+            record,
+            image_dir=self.output / "images",
+            prefetch=config.env.prefetch,
         )
         # Frontier Sampling keys by task id: a task's instances (seeds) share one success estimate, so
         # the estimate fills up (keyed by instance, most of 500 seeds are never seen twice).

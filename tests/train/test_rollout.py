@@ -54,3 +54,37 @@ def test_collect_keeps_order_groups_rewards_and_crashes() -> None:
         assert one[0].success
     finally:
         collector.close()
+
+
+class PrefetchRecordingEnv(StandInEnv):
+    """A stand-in env that records each reset's seed and the episode it was asked to prefetch."""
+
+    def __init__(self) -> None:
+        self.resets: list[tuple[int, int | None]] = []
+
+    def reset(self, *, seed: int, options: dict[str, Any]) -> tuple[dict, dict]:
+        prefetch = options.get("prefetch")
+        self.resets.append((seed, prefetch["seed"] if prefetch else None))
+        return super().reset(seed=seed, options=options)
+
+
+def test_prefetch_names_each_envs_next_episode_and_runs_it_next() -> None:
+    envs = [PrefetchRecordingEnv() for _ in range(2)]
+    collector = RolloutCollector(envs, EchoPolicy(), PromptConfig(prefill="exit(", history=0), prefetch=True)
+    try:
+        seeds = [2, 4, 6, 8, 10]
+        trajectories = collector.collect([EpisodeSpec("t", seed) for seed in seeds], progress=False)
+        assert [t.seed for t in trajectories] == seeds and all(t.success for t in trajectories)
+        for env in envs:  # each reset to the episode the previous reset named, and the last names none
+            assert [seed for seed, _ in env.resets[1:]] == [named for _, named in env.resets[:-1]]
+            assert env.resets[-1][1] is None
+        assert sorted(seed for env in envs for seed, _ in env.resets) == seeds
+    finally:
+        collector.close()
+    plain = PrefetchRecordingEnv()
+    collector = RolloutCollector([plain], EchoPolicy(), PromptConfig(prefill="exit(", history=0))
+    try:
+        collector.collect([EpisodeSpec("t", 2), EpisodeSpec("t", 4)], progress=False)
+        assert plain.resets == [(2, None), (4, None)]  # prefetch is opt-in
+    finally:
+        collector.close()

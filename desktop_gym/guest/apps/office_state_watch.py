@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,9 @@ WATCHED_COMMANDS = (
     ".uno:PageStatus",  # Impress: "Slide 1 of 2"
 )
 MAX_WAIT_S = 2.0  # the longest wait for the timer's update; past it the lagging commands are dropped
+#: How long after attaching a new frame's first update pass is waited for. The office sends it 300 ms
+#: after the load; under load it can come before the watch is attached, and then none follows.
+PASS_WAIT_S = 1.0
 
 
 def _state_key(event: Any) -> tuple[bool, str]:
@@ -62,6 +66,8 @@ class StateWatch:
         self._dispatches: dict[str, tuple[Any, Any]] = {}
         self._listener: Any = None
         self._closed = False  # the frame's dispatches were disposed (its document closed): nothing to watch
+        self.attached_at = time.monotonic()
+        self._attach_events: dict[str, int] = {}
 
     @classmethod
     def attach(cls, connection: Any, commands: tuple[str, ...] = WATCHED_COMMANDS) -> StateWatch | None:
@@ -101,6 +107,8 @@ class StateWatch:
                 continue
             watch._dispatches[command] = (dispatch, url)
             dispatch.addStatusListener(watch._listener, url)
+        with watch._changed:
+            watch._attach_events = dict(watch._events)  # the states sent on attaching; later ones are a pass
         return watch
 
     @property
@@ -171,22 +179,24 @@ class StateWatch:
             self._dispatches.pop(command, None)
         return first
 
-    def wait_update_pass(self, timeout: float = MAX_WAIT_S) -> bool:
-        """Wait until the office sent every watched command a state again, after the ones sent on attaching.
+    def wait_update_pass(self) -> bool:
+        """Wait until the office sent a watched state again after attaching, at most until ``PASS_WAIT_S`` after it.
 
         A new frame's controls (the ruler among them) get their states in an update pass a moment
         after the document loads; that the pass ran shows in a watched state being sent again (not
         every command is sent in every app, and a large pass is sent in chunks 20 ms apart, which the
-        caller's wait for a quiet screen covers). Returns whether it ran within ``timeout``.
+        caller's wait for a quiet screen covers). A pass that ran before the watch was attached
+        (under load the launch's other waits can outlast its timer) sends nothing more, so the wait
+        ends ``PASS_WAIT_S`` after attaching. Returns whether a pass was seen.
         """
         with self._changed:
-            attached = dict(self._events)
+            attached = self._attach_events
             return self._changed.wait_for(
                 lambda: (
                     self._closed
                     or any(self._events.get(command, 0) > attached.get(command, 0) for command in self._dispatches)
                 ),
-                min(timeout, MAX_WAIT_S),
+                max(0.0, self.attached_at + PASS_WAIT_S - time.monotonic()),
             )
 
     def detach(self) -> None:

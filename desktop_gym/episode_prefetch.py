@@ -1,0 +1,158 @@
+"""Prepare the next episode on a second desktop while the current one runs (``reset`` prefetch).
+
+``DesktopEnv.reset(options={"prefetch": {"task_id": ..., "seed": ..., "params": {...}}})`` names
+the episode the caller will reset to next. A shadow env (the same constructor arguments, a desktop
+of its own) resets to it on a worker thread while the current episode runs; the matching
+``reset`` then swaps the two envs' desktops and episode state, so the caller waits for a swap
+instead of an app launch. The other desktop becomes the shadow for the prefetch after that, so the
+two alternate. The cost is a second desktop's memory and the setup's CPU during the episode, which
+``info["prefetch_seconds"]`` reports apart from the reset the caller saw.
+
+A reset that names another episode, or a prefetch that failed, falls back to an ordinary reset
+(the prepared episode is dropped; a failure is logged). The prepared episode is the shadow's
+ordinary reset, so its observation and parameters are those a cold reset gives.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: How long ``close`` waits for a prefetch in flight before closing its desktop under it.
+CLOSE_JOIN_TIMEOUT_S = 30.0
+#: How long a matching ``reset`` waits for a prefetch still in flight (a reset's own budget).
+TAKE_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class PrefetchRequest:
+    """The episode to prepare: a task, a seed (required: the setup must be reproducible) and parameters."""
+
+    task_id: str
+    seed: int
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, value: Any, default_task: str | None) -> PrefetchRequest:
+        """Check ``options["prefetch"]``; raise ``ValueError`` naming the field that is wrong."""
+        if not isinstance(value, Mapping):
+            raise ValueError(
+                f"options['prefetch'] must be a dict with task_id, seed and params, got {type(value).__name__}"
+            )
+        unknown = sorted(set(value) - {"task_id", "seed", "params"})
+        if unknown:
+            raise ValueError(f"options['prefetch'] has unknown keys {unknown}; known: task_id, seed, params")
+        task_id = value.get("task_id", default_task)
+        if not isinstance(task_id, str) or not task_id:
+            raise ValueError("options['prefetch']['task_id'] must name a task (or the env needs a task_id)")
+        seed = value.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"options['prefetch']['seed'] must be an int, got {seed!r}")
+        params = value.get("params", {})
+        if not isinstance(params, Mapping):
+            raise ValueError(f"options['prefetch']['params'] must be a dict, got {type(params).__name__}")
+        return cls(task_id=task_id, seed=seed, params=dict(params))
+
+    def matches(self, task_id: str, seed: int | None, params: Mapping[str, Any]) -> bool:
+        """Whether a reset to (``task_id``, ``seed``, ``params``) is this episode."""
+        return task_id == self.task_id and seed == self.seed and dict(params) == self.params
+
+
+@dataclass
+class Prepared:
+    """A prefetch's outcome: the shadow env's reset result, or the error it raised."""
+
+    request: PrefetchRequest
+    observation: dict[str, Any] | None = None
+    info: dict[str, Any] | None = None
+    error: BaseException | None = None
+    seconds: float = 0.0  # the background reset's wall time
+
+
+class EpisodePrefetch:
+    """One shadow env and at most one prefetch in flight on it.
+
+    Args:
+        make_shadow: Builds the shadow env (called once, on the first prefetch).
+    """
+
+    def __init__(self, make_shadow: Callable[[], Any]) -> None:
+        self._make_shadow = make_shadow
+        self.shadow: Any = None
+        self._thread: threading.Thread | None = None
+        self._prepared: Prepared | None = None
+
+    @property
+    def pending(self) -> PrefetchRequest | None:
+        """The episode being (or already) prepared, if any."""
+        return self._prepared.request if self._prepared is not None else None
+
+    def start(self, request: PrefetchRequest) -> None:
+        """Prepare ``request`` on the shadow env in the background (after any prefetch still in flight)."""
+        self._join()
+        if self.shadow is None:
+            self.shadow = self._make_shadow()
+        prepared = self._prepared = Prepared(request)
+        shadow = self.shadow
+
+        def run() -> None:
+            started = time.perf_counter()
+            try:
+                prepared.observation, prepared.info = shadow.reset(
+                    seed=request.seed, options={"task_id": request.task_id, "params": request.params}
+                )
+            except BaseException as error:  # noqa: BLE001 - kept; the matching reset falls back to a cold one
+                prepared.error = error
+            prepared.seconds = time.perf_counter() - started
+
+        self._thread = threading.Thread(target=run, name=f"prefetch-{request.task_id}", daemon=True)
+        self._thread.start()
+
+    def take(self, task_id: str, seed: int | None, params: Mapping[str, Any]) -> Prepared | None:
+        """The prepared episode if it is (``task_id``, ``seed``, ``params``) and succeeded; else None.
+
+        Waits for a matching prefetch still in flight. Any prepared episode is used up by this call.
+        """
+        if self._prepared is None:
+            return None
+        self._join()
+        prepared, self._prepared = self._prepared, None
+        if prepared is None:  # it ran over its time and was dropped
+            return None
+        if not prepared.request.matches(task_id, seed, params):
+            log.info("reset to %s seed %s, not the prefetched %s: reset as usual", task_id, seed, prepared.request)
+            return None
+        if prepared.error is not None or prepared.observation is None:
+            log.warning("the prefetch of %s failed (%s): reset as usual", prepared.request, prepared.error)
+            return None
+        return prepared
+
+    def _join(self, timeout: float = TAKE_TIMEOUT_S) -> None:
+        """Wait for the prefetch in flight; one stuck past ``timeout`` loses its shadow (closed, rebuilt later)."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        thread.join(timeout)
+        if thread.is_alive():
+            log.warning("the prefetch of %s ran over %.0f s: closing its desktop", self.pending, timeout)
+            self._prepared = None
+            shadow, self.shadow = self.shadow, None
+            if shadow is not None:
+                shadow.close()  # its desktop goes away, so the thread's calls fail and it ends
+            thread.join(CLOSE_JOIN_TIMEOUT_S)
+
+    def close(self) -> None:
+        """Wait (capped) for a prefetch in flight, then close the shadow env and its desktop."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(CLOSE_JOIN_TIMEOUT_S)
+        self._prepared = None
+        if self.shadow is not None:
+            self.shadow.close()
+            self.shadow = None
