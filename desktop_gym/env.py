@@ -18,12 +18,12 @@ import numpy as np
 
 from .actions import Action, ActionLimits, ActionOutcome, ActionParseError, ActionSet, StepAllowance, execute
 from .api_exposure import ApiExposure
-from .apps.spec import document_apps
 from .backends import Backend, DesktopHandle, make_backend
 from .elements.osworld import A11Y_FORMATS, OBSERVATION_PRESETS, osworld_marks, osworld_tree
 from .elements.set_of_marks import draw_marks
 from .elements.table import ElementTable, number_elements
-from .episode_prefetch import EpisodePrefetch, PrefetchRequest, Prepared
+from .episode_end import OFFICE_APPS, SAVE_GRACE_S, crash_reason, wait_for_pending_saves  # noqa: F401 - re-exported
+from .episode_prefetch import EpisodePrefetch, PrefetchRequest
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .guest.types import AppFocus
@@ -47,29 +47,6 @@ DEFAULT_OBSERVATION = (
 log = logging.getLogger(__name__)
 #: Observation parts made from the accessibility tree (it is read when any of them is asked for).
 _TREE_PARTS = ("a11y_tree", "som_screenshot", "elements")
-#: What a prefetched reset swaps between the env and its shadow: the desktop and the episode on it.
-_EPISODE_STATE = (
-    "backend",
-    "_handle",
-    "_client",
-    "_ctx",
-    "_task",
-    "task_id",
-    "_steps",
-    "_episode_active",
-    "_instruction",
-    "_last_screenshot",
-    "_observation_cost",
-    "_reset_phases",
-    "_prefetcher",
-    "_elements",
-    "_observed_focus",
-    "_offered_apps",
-    "_np_random",
-    "_np_random_seed",
-)
-OFFICE_APPS = document_apps()  # apps whose documents the agent saves (AppSpec.saves_documents)
-SAVE_GRACE_S = 3.0  # how long verification waits for a save the agent started to be written
 MAX_A11Y_TIMEOUT_S = 60.0  # the longest accessibility-tree read an env may be configured to wait for
 
 
@@ -139,26 +116,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         max_action_chars: int = 64 * 1024,
         reset_attempts: int = DEFAULT_RESET_ATTEMPTS,
     ) -> None:
-        self._constructor = {  # what a prefetch's shadow env is built from (the same env, another desktop)
-            "task_id": task_id,
-            "backend": backend,
-            "observation": observation,
-            "coordinates": coordinates,
-            "action_set": action_set,
-            "max_steps": max_steps,
-            "a11y_max_nodes": a11y_max_nodes,
-            "a11y_timeout": a11y_timeout,
-            "a11y_format": a11y_format,
-            "action_mode": action_mode,
-            "api_scope": api_scope,
-            "app_info_max_chars": app_info_max_chars,
-            "settle_timeout": settle_timeout,
-            "render_mode": render_mode,
-            "backend_kwargs": backend_kwargs,
-            "action_limits": action_limits,
-            "max_action_chars": max_action_chars,
-            "reset_attempts": reset_attempts,
-        }
+        # What a prefetch's shadow env is built from: the same arguments, so the same env on another desktop.
+        self._constructor = {name: value for name, value in locals().items() if name != "self"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         if isinstance(observation, str):
@@ -218,7 +177,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._reset_phases = PartTimer()  # seconds per phase of the latest reset (info['reset_phase_seconds'])
         self._prefetcher = Prefetcher()  # reads the a11y tree while the other parts are read
         self._elements = ElementTable()  # the element ids of the latest observation
-        self._episode_prefetch: EpisodePrefetch | None = None  # the next episode, prepared on a second desktop
+        # The next episode, prepared on a second desktop (built on the first prefetch).
+        self._episode_prefetch = EpisodePrefetch(lambda: DesktopEnv(**self._constructor))
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -262,16 +222,20 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         task_id = options.get("task_id", self.task_id)
         if task_id is None:
             raise ValueError("no task: pass task_id to DesktopEnv(...) or options={'task_id': ...} to reset")
-        request = self._prefetch_request(options.pop("prefetch", None), task_id)
-        prepared = None
-        if self._episode_prefetch is not None:
-            prepared = self._episode_prefetch.take(task_id, seed, options.get("params", {}))
-        if prepared is not None:
-            observation, info = self._swap_in(prepared, started)
+        request = options.pop("prefetch", None)
+        if request is not None:
+            if not self._owns_backend:
+                raise ValueError(
+                    "options['prefetch'] needs an env that starts its own desktops: pass the backend by name"
+                )
+            request = PrefetchRequest.parse(request, task_id)
+        prepared = self._episode_prefetch.take(task_id, seed, options.get("params", {}))
+        if prepared is not None:  # the shadow env's desktop and episode become this env's
+            observation, info = self._episode_prefetch.swap_in(self, prepared, started)
         else:
             observation, info = self._reset_here(seed, options, task_id, started)
         if request is not None:
-            self._start_prefetch(request)
+            self._episode_prefetch.start(request)
         return observation, info
 
     def _reset_here(
@@ -312,38 +276,6 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             "reset_phase_seconds": phases.rounded(),
         }
         return observation, info
-
-    # ------------------------------------------------------------------ prefetch
-    def _prefetch_request(self, value: Any, task_id: str) -> PrefetchRequest | None:
-        """``options["prefetch"]`` checked (``ValueError`` naming the field), or None."""
-        if value is None:
-            return None
-        if not self._owns_backend:
-            raise ValueError(
-                "options['prefetch'] needs an env that starts its own desktops: pass the backend by name "
-                "(backend='local', backend_kwargs={...}), not a Backend instance"
-            )
-        return PrefetchRequest.parse(value, task_id)
-
-    def _start_prefetch(self, request: PrefetchRequest) -> None:
-        if self._episode_prefetch is None:
-            self._episode_prefetch = EpisodePrefetch(lambda: DesktopEnv(**self._constructor))
-        self._episode_prefetch.start(request)
-
-    def _swap_in(self, prepared: Prepared, started: float) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Take the shadow env's prepared episode (its desktop and state); the shadow gets this env's."""
-        assert self._episode_prefetch is not None and prepared.info is not None and prepared.observation is not None
-        shadow = self._episode_prefetch.shadow
-        for name in _EPISODE_STATE:
-            mine, theirs = getattr(self, name), getattr(shadow, name)
-            setattr(self, name, theirs)
-            setattr(shadow, name, mine)
-        shadow._episode_active = False  # the desktop it got back is the old episode's: only a reset reuses it
-        info = dict(prepared.info)
-        info["prefetched"] = True
-        info["prefetch_seconds"] = round(prepared.seconds, 4)  # the background reset's wall time
-        info["reset_seconds"] = time.perf_counter() - started  # what the caller waited for
-        return prepared.observation, info
 
     def _set_up_episode(self, task: Task, options: dict[str, Any]) -> dict[str, Any]:
         """Clean (or restore) the desktop, sample the parameters and run the task's setup."""
@@ -486,62 +418,17 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
     def _detect_crash(self) -> str | None:
         """Why the episode cannot go on (desktop or a task app died), or None."""
         assert self._handle is not None and self._client is not None and self._task is not None
-        if not self._handle.is_alive():
-            return "the desktop died (display server or guest agent exited)"
-        try:
-            apps = self._client.apps()
-        except GuestUnavailableError as error:
-            return f"the guest agent stopped answering: {error}"
-        dead = sorted({info.app for info in apps if info.app in self._task.apps and not info.alive})
-        if dead and not any(info.alive for info in apps if info.app in dead):
-            if not self._display_answers():  # the apps died because the display went away under them
-                return "the desktop died (display server or guest agent exited)"
-            return f"app {', '.join(dead)} exited during the episode"
-        return None
-
-    def _display_answers(self) -> bool:
-        """Whether the X server answers a round trip now (through the guest's own connection).
-
-        Deterministic where the X server's process state is not: its clients see the display
-        close before the process can be seen to exit.
-        """
-        assert self._handle is not None and self._client is not None
-        if not self._handle.is_alive():
-            return False
-        try:
-            self._client.windows()
-            return True
-        except GuestError:
-            return False
+        return crash_reason(self._handle, self._client, self._task.apps)
 
     def _verify(self) -> VerifierResult:
         assert self._task is not None and self._ctx is not None
         try:
             self._ctx.client.wait_apps_idle()  # a save the agent started must finish before we read the file
             if self._task.needs_save:
-                self._wait_for_pending_saves()
+                wait_for_pending_saves(self._ctx.client)
             return self._task.verify(self._ctx)
         except GuestError as error:
             return VerifierResult.failed(f"the verifier could not read the desktop: {error}")
-
-    def _wait_for_pending_saves(self) -> None:
-        """Give a save in flight the time to land: wait while an office document has unsaved changes.
-
-        LibreOffice writes the file up to ~1.5 s after ctrl+s (measured under load), after it looks
-        idle; its modified flag clears when the file is written. An episode whose document was never
-        saved pays at most ``SAVE_GRACE_S`` here.
-        """
-        client = self._client
-        assert client is not None
-        deadline = time.monotonic() + SAVE_GRACE_S
-        try:
-            offices = sorted({info.app for info in client.apps() if info.alive and info.app in OFFICE_APPS})
-            for app in offices:
-                modified = lambda app=app: client.document_modified(app)  # noqa: E731
-                if not wait_while(modified, deadline - time.monotonic(), interval=0.05):
-                    return
-        except GuestError:
-            return  # an app that died or hangs: the verifier reads whatever was written
 
     def _settle(self) -> None:
         if self.settle_timeout > 0 and self._client is not None:
@@ -676,9 +563,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         return None
 
     def close(self) -> None:
-        if self._episode_prefetch is not None:
-            self._episode_prefetch.close()
-            self._episode_prefetch = None
+        self._episode_prefetch.close()
         self._prefetcher.close()
         if self._client is not None:
             self._client.close()

@@ -24,6 +24,27 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+#: What a swap exchanges between an env and its shadow: the desktop and the episode on it.
+EPISODE_STATE = (
+    "backend",
+    "_handle",
+    "_client",
+    "_ctx",
+    "_task",
+    "task_id",
+    "_steps",
+    "_episode_active",
+    "_instruction",
+    "_last_screenshot",
+    "_observation_cost",
+    "_reset_phases",
+    "_prefetcher",
+    "_elements",
+    "_observed_focus",
+    "_offered_apps",
+    "_np_random",
+    "_np_random_seed",
+)
 #: How long ``close`` waits for a prefetch in flight before closing its desktop under it.
 CLOSE_JOIN_TIMEOUT_S = 30.0
 #: How long a matching ``reset`` waits for a prefetch still in flight (a reset's own budget).
@@ -132,6 +153,24 @@ class EpisodePrefetch:
             log.warning("the prefetch of %s failed (%s): reset as usual", prepared.request, prepared.error)
             return None
         return prepared
+
+    def swap_in(self, env: Any, prepared: Prepared, started: float) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Give ``env`` the shadow's prepared episode and the shadow ``env``'s desktop; the reset's result.
+
+        ``started`` is when the caller's reset began: ``info["reset_seconds"]`` is what it waited,
+        ``info["prefetch_seconds"]`` the background reset's time.
+        """
+        assert prepared.observation is not None and prepared.info is not None
+        for name in EPISODE_STATE:
+            mine, theirs = getattr(env, name), getattr(self.shadow, name)
+            setattr(env, name, theirs)
+            setattr(self.shadow, name, mine)
+        self.shadow._episode_active = False  # the desktop it got back is the old episode's: only a reset reuses it
+        info = dict(prepared.info)
+        info["prefetched"] = True
+        info["prefetch_seconds"] = round(prepared.seconds, 4)
+        info["reset_seconds"] = time.perf_counter() - started
+        return prepared.observation, info
 
     def _join(self, timeout: float = TAKE_TIMEOUT_S) -> None:
         """Wait for the prefetch in flight; one stuck past ``timeout`` loses its shadow (closed, rebuilt later)."""
