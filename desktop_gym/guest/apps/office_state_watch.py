@@ -111,11 +111,6 @@ class StateWatch:
             watch._attach_events = dict(watch._events)  # the states sent on attaching; later ones are a pass
         return watch
 
-    @property
-    def commands(self) -> list[str]:
-        """The commands still watched."""
-        return list(self._dispatches)
-
     def _now(self, command: str) -> tuple[bool, str] | None:
         import unohelper
         from com.sun.star.frame import XStatusListener
@@ -198,12 +193,3 @@ class StateWatch:
                 ),
                 max(0.0, self.attached_at + PASS_WAIT_S - time.monotonic()),
             )
-
-    def detach(self) -> None:
-        """Remove the listeners (the frame may already be gone)."""
-        for dispatch, url in self._dispatches.values():
-            try:
-                dispatch.removeStatusListener(self._listener, url)
-            except Exception:  # noqa: BLE001 - a closed frame or a dead office: nothing left to remove
-                pass
-        self._dispatches.clear()
