@@ -9,13 +9,21 @@ from pathlib import Path
 from typing import Any
 
 
+def _suite_tasks(suite: str | None) -> list[str]:
+    """The tasks of ``suite``; without one, every task but the mined suite's (thousands: ask with --suite mined)."""
+    from .tasks import list_tasks
+    from .tasks.mined_suite import MINED_SUITE
+
+    return list_tasks(suite) if suite is not None else [t for t in list_tasks() if not t.startswith(f"{MINED_SUITE}.")]
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every registered task with its Gymnasium id, apps, step budget, difficulty and domain."""
     from .task_tags import distribution, task_tags
     from .tasks import get_task, gym_id, list_tasks
 
     tags = {}
-    for task_id in list_tasks(args.suite):
+    for task_id in _suite_tasks(args.suite):
         task = get_task(task_id)
         tags[task_id] = tag = task_tags(task)
         steps = f"{tag.steps} step{'' if tag.steps == 1 else 's'}" if tag.steps is not None else "-"
@@ -24,6 +32,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             f"difficulty={tag.difficulty:<10} ({steps:>8})  domain={tag.domain}"
         )
     print(f"\n{len(tags)} tasks\n{distribution(tags)}")
+    mined = len(list_tasks("mined")) if args.suite is None else 0
+    if mined:
+        print(f"(and {mined} mined tasks: desktop-gym tasks list --suite mined)")
     return 0
 
 
@@ -61,9 +72,9 @@ def summary_table(proofs: list[Any]) -> str:
 def cmd_check(args: argparse.Namespace) -> int:
     """Prove tasks on one shared desktop; exit 1 when any task is unproven."""
     from .task_check import check_tasks
-    from .tasks import UnknownTaskError, get_task, list_tasks
+    from .tasks import UnknownTaskError, get_task
 
-    task_ids = list(args.task) or list_tasks(args.suite)
+    task_ids = list(args.task) or _suite_tasks(args.suite)
     if not task_ids:
         print(f"no tasks to check (suite {args.suite!r})", file=sys.stderr)
         return 1
@@ -232,7 +243,7 @@ def cmd_import_osworld(args: argparse.Namespace) -> int:
 
 
 def add_tasks_commands(sub: Any) -> None:
-    """Add ``tasks`` (list), ``tasks check`` and ``tasks import-osworld`` to the CLI's subparsers."""
+    """Add ``tasks`` (list), ``tasks check``, ``tasks import-osworld`` and ``tasks synth`` to the CLI's subparsers."""
     tasks = sub.add_parser("tasks", help="list, check and import tasks")
     tasks.add_argument("--suite", default=None)
     tasks.set_defaults(handler=cmd_list)
@@ -241,7 +252,11 @@ def add_tasks_commands(sub: Any) -> None:
     listing.add_argument("--suite", default=None)
     listing.set_defaults(handler=cmd_list)
     check = group.add_parser("check", help="prove tasks: oracles pass, null agent and perturbed oracle fail")
-    check.add_argument("--suite", default=None, help="only the tasks of this suite")
+    check.add_argument(
+        "--suite",
+        default=None,
+        help="only the tasks of this suite (default: every suite but mined, which is proven by its own stage)",
+    )
     check.add_argument("--task", action="append", default=[], help="a task id (repeatable)")
     check.add_argument("--seeds", type=int, default=1, help="check seeds 0..N-1 (default 1)")
     check.add_argument("--backend", default="local")
@@ -310,3 +325,6 @@ def add_tasks_commands(sub: Any) -> None:
         help="write tasks even when some checks cannot be mapped (listed in the report and in the task's source)",
     )
     osworld.set_defaults(handler=cmd_import_osworld)
+    from .cli_synth import add_synth_command
+
+    add_synth_command(group)

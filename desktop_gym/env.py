@@ -33,6 +33,7 @@ from .reset_recovery import DEFAULT_RESET_ATTEMPTS, check_attempts, set_up_with_
 from .settle import wait_until_desktop_settles
 from .spaces import OBSERVATION_KEYS, Unicode, observation_space
 from .tasks import Task, TaskContext, get_task
+from .tasks.inline import inline_task
 from .verifiers.result import VerifierResult
 
 DEFAULT_OBSERVATION = (
@@ -206,7 +207,8 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
 
         Args:
             seed: seeds the task's parameters (the same seed gives the same episode).
-            options: ``task_id`` (another task than the env's), ``params`` (override sampled
+            options: ``task_id`` (another task than the env's), ``task`` (an inline JSON task
+                definition, validated as a task file is), ``params`` (override sampled
                 parameters) and ``prefetch``: ``{"task_id": ..., "seed": ..., "params": {...}}``
                 names the episode the next ``reset`` will ask for; it is prepared on a second
                 desktop while this episode runs (``episode_prefetch``), and the matching reset is
@@ -214,11 +216,15 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
                 reset's time). Needs an env that owns its backend (given by name).
 
         Raises:
-            ValueError: no task, or a malformed ``prefetch`` (the message names the field).
+            ValueError: no task, an invalid inline ``task`` (``TaskFileError``, naming the field), or a
+                malformed ``prefetch`` (the message names the field).
             ResetFailedError: the setup failed on every attempt.
         """
         options = dict(options or {})
         started = time.perf_counter()
+        if "task" in options:  # an inline definition: this episode's task, not registered anywhere
+            self._task = inline_task(options.pop("task"))
+            self.task_id = options["task_id"] = self._task.id
         task_id = options.get("task_id", self.task_id)
         if task_id is None:
             raise ValueError("no task: pass task_id to DesktopEnv(...) or options={'task_id': ...} to reset")
@@ -228,7 +234,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
                 raise ValueError(
                     "options['prefetch'] needs an env that starts its own desktops: pass the backend by name"
                 )
-            request = PrefetchRequest.parse(request, task_id)
+            request = PrefetchRequest.parse(request, task_id)  # of a registered task (the shadow env looks it up)
         prepared = self._episode_prefetch.take(task_id, seed, options.get("params", {}))
         if prepared is not None:  # the shadow env's desktop and episode become this env's
             observation, info = self._episode_prefetch.swap_in(self, prepared, started)

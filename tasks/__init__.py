@@ -1,8 +1,9 @@
 """Tasks: metadata as data plus small hooks, registered as ``desktop_gym/<suite>.<name>-v0``.
 
 Imported as ``desktop_gym.tasks``. Importing it registers the ids of the built-in suites from
-``catalogue.json`` (Gymnasium-style entry points); a family module or JSON task file is imported
-and validated on first use (``get_task``, ``gymnasium.make``). The names below load on access.
+``catalogue.json`` (Gymnasium-style entry points) and the mined suite's ids (``mined_suite``); a
+family module, JSON task file or mined definition is imported and validated on first use
+(``get_task``, ``gymnasium.make``). The names below load on access.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import importlib
 from typing import Any
 
 from .catalogue import register_builtin
+from .mined_suite import register_mined
 from .registry import UnknownTaskError, get_task, gym_id, list_tasks, register_entry_point, register_task
 
 register_builtin()
+register_mined()
 
 _LAZY_EXPORTS = {
     "JsonTask": ".json_task",

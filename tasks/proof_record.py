@@ -5,9 +5,10 @@ every task that is new or changed since it was last proven in full, plus a rotat
 rest (``desktop-gym tasks check --changed --sample N``). A task's fingerprint is the hash of the
 files that define it: for a class, the source files of the class and of its bases inside the task
 package (a family base carries shared setup and verifiers); for a task file, the file itself and
-its assets. Code outside those files (the verifiers library, the apps' APIs) is covered by the
-rotating sample and by the unit tests. ``tasks check --record`` writes the fingerprints of the
-tasks it proved into ``proven.json`` next to the catalogue; commit it after a full proof.
+its assets; for a mined task (one line of a ``.jsonl`` shard), its definition. Code outside those
+files (the verifiers library, the apps' APIs) is covered by the rotating sample and by the unit tests.
+``tasks check --record`` writes the fingerprints of the tasks it proved into ``proven.json`` next to
+the catalogue; commit it after a full proof.
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ def task_fingerprint(task_id: str) -> str:
     from .registry import get_task, task_class_of
 
     digest = hashlib.sha256(task_id.encode())
-    for path in _defining_files(task_id, task_class_of(task_id), get_task):
+    cls = task_class_of(task_id)
+    from .json_task import JsonTask
+
+    if isinstance(cls, type) and issubclass(cls, JsonTask):
+        task = get_task(task_id)
+        if "#" in str(task.source):  # a mined definition (``shard#id``): its own line, not the whole shard
+            digest.update(json.dumps(task.definition, sort_keys=True).encode())  # type: ignore[attr-defined]
+            return digest.hexdigest()[:16]
+    for path in _defining_files(task_id, cls, get_task):
         resolved = path.resolve()
         # The name inside the task package, so a clone anywhere gives the same fingerprint.
         shown = resolved.relative_to(_TASK_PACKAGE) if _TASK_PACKAGE in resolved.parents else Path(resolved.name)

@@ -8,7 +8,7 @@ its id is known at once and its module is imported only by ``get_task``/``gymnas
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,13 +101,14 @@ def register_entry_point(task_id: str, entry_point: str) -> str:
     Args:
         task_id: ``<suite>.<name>``.
         entry_point: ``"package.module:Class"`` (importing the module registers the task) or
-            ``"json:<file>"`` (a task file, relative to the built-in tasks folder or absolute).
+            ``"json:<file>"`` (a task file, relative to the built-in tasks folder or absolute), or
+            ``"jsonl:<shard>"`` (a line of a mined suite's shard, ``mined_suite``).
 
     Raises:
         ValueError: malformed id or entry point, or the id is already registered.
     """
     check_task_id(task_id)
-    if not entry_point.startswith(JSON_ENTRY_PREFIX) and ":" not in entry_point:
+    if not entry_point.startswith((JSON_ENTRY_PREFIX, "jsonl:")) and ":" not in entry_point:
         raise ValueError(f"entry point {entry_point!r} of {task_id!r} must be 'module:Class' or 'json:<file>'")
     if task_id in _TASKS or _ENTRY_POINTS.get(task_id, entry_point) != entry_point:
         raise ValueError(f"task {task_id!r} is already registered")
@@ -117,6 +118,13 @@ def register_entry_point(task_id: str, entry_point: str) -> str:
 
 def _resolve(task_id: str) -> None:
     entry_point = _ENTRY_POINTS[task_id]
+    if entry_point.startswith("jsonl:"):  # one line of a mined suite's shard
+        from .json_task import JsonTask
+        from .mined_suite import load_mined
+
+        task = load_mined(task_id, entry_point[len("jsonl:") :])
+        register_task(task_id, JsonTask, {"definition": task.definition, "source": task.source})
+        return
     if entry_point.startswith(JSON_ENTRY_PREFIX):
         from .json_task import JsonTask
         from .loader import load_task_file
@@ -168,12 +176,33 @@ def list_tasks(suite: str | None = None) -> list[str]:
     return sorted(t for t in {*_TASKS, *_ENTRY_POINTS} if suite is None or t.split(".", 1)[0] == suite)
 
 
+def expand_task_ids(patterns: Sequence[str]) -> tuple[str, ...]:
+    """Task ids with shell-style patterns expanded (``mined.calc_*``: every mined Calc task), in order.
+
+    Raises:
+        UnknownTaskError: a pattern that matches no registered task.
+    """
+    import fnmatch
+
+    expanded: list[str] = []
+    for pattern in patterns:
+        if not any(ch in pattern for ch in "*?["):
+            expanded.append(pattern)
+            continue
+        matched = fnmatch.filter(list_tasks(), pattern)
+        if not matched:
+            raise UnknownTaskError(f"no registered task matches {pattern!r}")
+        expanded.extend(matched)
+    return tuple(dict.fromkeys(expanded))
+
+
 __all__ = [
     "ENV_ENTRY_POINT",
     "NAMESPACE",
     "UnknownTaskError",
     "get_task",
     "check_task_id",
+    "expand_task_ids",
     "gym_id",
     "list_tasks",
     "register_entry_point",

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import WaitTimeoutError
 from ..guest.types import WindowInfo
 from ..polling import poll_until
-from .artifacts import docx_bytes, xlsx_bytes
+from .artifacts import docx_bytes, pptx_bytes, xlsx_bytes
 from .base import TaskContext, TaskSetupError
 from .limits import home_path, mode_problem
 
@@ -51,13 +51,15 @@ def asset_path(assets_dir: Path, name: str) -> Path:
 
 
 def file_bytes(step: Mapping[str, Any], assets_dir: Path) -> bytes:
-    """The bytes a ``put_file`` step writes, from its one source (text, asset, rows or paragraphs)."""
+    """The bytes a ``put_file`` step writes, from its one source (text, asset, rows, paragraphs or slides)."""
     if "text" in step:
         return str(step["text"]).encode("utf-8")
     if "asset" in step:
         return asset_path(assets_dir, step["asset"]).read_bytes()
     if "rows" in step:
         return xlsx_bytes(step["rows"], sheet_title=step.get("sheet", "Sheet1"))
+    if "slides" in step:
+        return pptx_bytes(step["slides"])
     return docx_bytes([str(p) for p in step["paragraphs"]], heading=step.get("heading"))
 
 

@@ -41,6 +41,7 @@ from .documents import (
     verify_docx_paragraph_count,
     verify_docx_paragraph_style,
 )
+from .docx_state import document_state, verify_docx_state
 from .exports import pdf_page_count, verify_document_format, verify_pdf_document, verify_pdf_pages
 from .files import (
     TREE_LISTING_COMMAND,
@@ -82,6 +83,7 @@ from .media_player import (
     verify_vlc_track,
 )
 from .pdf_text import pdf_page_texts, verify_pdf_text
+from .pptx_state import presentation_state, verify_pptx_state
 from .presentation_media import (
     verify_pptx_media,
     verify_pptx_orientation,
@@ -131,6 +133,7 @@ from .spreadsheet_structure import (
     verify_xlsx_sorted,
 )
 from .tables import TableOptions, compare_rows, verify_csv_rows, verify_sheet_table
+from .workbook_state import state_differences, verify_xlsx_state, workbook_state
 
 __all__ = [
     "BROWSER_READS",
@@ -248,4 +251,11 @@ __all__ = [
     "verify_xlsx_pivot_tables",
     "verify_xlsx_sheet_names",
     "verify_xlsx_sorted",
+    "verify_xlsx_state",
+    "verify_docx_state",
+    "verify_pptx_state",
+    "presentation_state",
+    "document_state",
+    "workbook_state",
+    "state_differences",
 ]

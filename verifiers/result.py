@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,3 +85,30 @@ def count_mismatch(
     if max_count is not None and found > max_count:
         return VerifierResult.failed(f"expected at most {max_count} {noun}, found {found}", **details)
     return None
+
+
+def differences_verdict(differences: list[str], what: str, shown: int = 6) -> VerifierResult:
+    """A whole-state check's result: passed when ``differences`` is empty, else the first ``shown`` of them."""
+    if not differences:
+        return VerifierResult.passed(f"the {what} is exactly as expected")
+    listed = "; ".join(differences[:shown])
+    more = f" (+{len(differences) - shown} more)" if len(differences) > shown else ""
+    return VerifierResult.failed(f"{len(differences)} difference(s): {listed}{more}", differences=len(differences))
+
+
+def sequence_differences(
+    have: list[Mapping[str, Any]], want: list[Mapping[str, Any]], keys: tuple[str, ...], unit: str, first: int = 0
+) -> list[str]:
+    """Each way a found list of parts (paragraphs, slides) differs from the expected one, by part and key.
+
+    Args:
+        have / want: the found and expected parts, in order.
+        keys: the properties compared.
+        unit: what a part is called (``paragraph``); parts are numbered from ``first``.
+    """
+    differences = [f"{len(have)} {unit}s, expected {len(want)}"] if len(have) != len(want) else []
+    for number, (got, wanted) in enumerate(zip(have, want, strict=False), first):
+        for key in keys:
+            if got.get(key) != wanted.get(key):
+                differences.append(f"{unit} {number} {key}: expected {wanted.get(key)!r}, found {got.get(key)!r}")
+    return differences

@@ -35,7 +35,7 @@ OPTION_LIMITS = {
     "a11y_timeout": (0.1, 60),
     "app_info_max_chars": (4, 1 << 20),
 }
-RESET_OPTIONS = {"task_id": (str,), "params": (dict,)}
+RESET_OPTIONS = {"task_id": (str,), "params": (dict,), "task": (dict,)}
 MAX_ENV_ID_CHARS = 128
 
 
@@ -61,10 +61,12 @@ def check_env_options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_reset_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Validate ``Reset`` options (``task_id``, ``params``); return them unchanged.
+    """Validate ``Reset`` options (``task_id``, ``params``, an inline ``task``); return them unchanged.
 
     Raises:
-        ValueError: an unknown key or a wrong type (named in the message).
+        ValueError: an unknown key or a wrong type (named in the message), or an inline task that
+            is not a valid task definition (``TaskFileError``: before the env is touched, so a bad
+            definition does not mark it crashed).
     """
     for key, value in options.items():
         if key not in RESET_OPTIONS:
@@ -73,6 +75,13 @@ def check_reset_options(options: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(
                 f"options_json.{key}: expected {RESET_OPTIONS[key][0].__name__}, got {type(value).__name__}"
             )
+    if "task" in options:
+        from ..tasks.inline import inline_task
+
+        try:
+            inline_task(options["task"])
+        except ValueError as error:  # TaskFileError names the field: say where it came from too
+            raise ValueError(f"options_json.task: {error}") from None
     return options
 
 

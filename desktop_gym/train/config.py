@@ -25,7 +25,9 @@ class EnvSection:
     """The envs.
 
     Args:
-        task_ids: task ids to train on (every seed of ``train_seeds`` of each is a task instance).
+        task_ids: task ids to train on (every seed of ``train_seeds`` of each is a task instance);
+            shell-style patterns expand to the registered ids they match (``mined.calc_*``: the mined
+            Calc tasks, so Frontier Sampling draws from the mined suite).
         envs: desktops running episodes at once.
         backend: backend name (``local``, ``container``, ...).
         server: an env server address (``host:port`` or ``unix:PATH``): use ``RemoteEnv``s from it
@@ -48,6 +50,12 @@ class EnvSection:
     max_steps: int = 1
     settle_timeout: float = 0.0
     prefetch: bool = False
+
+    def __post_init__(self) -> None:
+        if any(ch in task for task in self.task_ids for ch in "*?["):
+            from ..tasks import registry
+
+            object.__setattr__(self, "task_ids", registry.expand_task_ids(self.task_ids))
 
 
 @dataclass(frozen=True)

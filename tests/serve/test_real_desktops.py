@@ -92,3 +92,34 @@ def test_a_closed_envs_desktop_comes_back_with_an_empty_home(real_desktop_server
         assert observation["last_action_error"] == "" and "false" in observation["last_action_result"].lower()
     finally:
         second.close()
+
+
+INLINE = {
+    "id": "inline.write_word",
+    "instruction": "Write {word} into ~/inline.txt",
+    "params": {"word": {"words": {"count": 1}}},
+    "apps": ["terminal"],
+    "setup": [{"type": "launch", "app": "terminal"}],
+    "verifier": {"name": "text_file", "file": "~/inline.txt", "args": {"expected": "{word}"}},
+    "oracles": {"api": ["OSTools.run_shell(command='echo {word} > ~/inline.txt')"]},
+    "perturb": {"param": "word", "value": "{word}s"},
+}
+
+
+def test_an_inline_task_runs_on_the_server_and_a_bad_one_names_its_field(real_desktop_server):
+    # The server never registered it: the definition travels in the reset's options (the miner's path).
+    env = RemoteEnv(TASK, real_desktop_server.address, real_desktop_server.token, action_mode="api", api_scope="all")
+    try:
+        with pytest.raises(ValueError, match=r"options_json.task: .*max_steps"):
+            env.reset(options={"task": {**INLINE, "max_steps": "many"}})
+        _, info = env.reset(options={"task": INLINE, "params": {"word": "cedar"}})
+        assert info["task_id"] == "inline.write_word" and info["instruction"] == "Write cedar into ~/inline.txt"
+        env.step("OSTools.run_shell(command='echo cedar > ~/inline.txt')")
+        _, reward, terminated, _, info = env.step("done()")
+        assert terminated and info["success"] and reward == 1.0, info
+        _, info = env.reset(options={"task": INLINE, "params": {"word": "cedar"}})  # the wrong word fails
+        env.step("OSTools.run_shell(command='echo birch > ~/inline.txt')")
+        _, reward, terminated, _, info = env.step("done()")
+        assert terminated and not info["success"]
+    finally:
+        env.close()

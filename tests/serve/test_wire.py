@@ -62,7 +62,7 @@ def test_env_options_are_accepted_only_when_known_and_well_typed(options):
         assert set(options) <= set(ENV_OPTIONS)
 
 
-@given(st.dictionaries(st.sampled_from(["task_id", "params", "seed", "x"]), json_values, max_size=3))
+@given(st.dictionaries(st.sampled_from(["task_id", "params", "task", "seed", "x"]), json_values, max_size=3))
 def test_reset_options_name_the_bad_key(options):
     try:
         check_reset_options(options)
@@ -70,6 +70,7 @@ def test_reset_options_name_the_bad_key(options):
         assert "options_json." in str(error)
     else:
         assert isinstance(options.get("task_id", ""), str) and isinstance(options.get("params", {}), dict)
+        assert "task" not in options  # no random value is a valid inline task definition
 
 
 @settings(max_examples=30, deadline=None)
