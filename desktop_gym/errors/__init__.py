@@ -101,6 +101,7 @@ from .guest import (
     status_for,
 )
 from .tasks import (
+    ProgramDropped,
     TaskError,
     TaskFileError,
     TaskSetupError,
@@ -207,6 +208,7 @@ __all__ = [
     "ReplyFormatError",
     "ResetFailedError",
     "ResultsError",
+    "ProgramDropped",
     "RootfsError",
     "SandboxError",
     "ServerDrainingError",

@@ -35,6 +35,15 @@ class TaskSetupError(TaskError, RuntimeError, code="task_setup"):
     """A task's setup failed (a file could not be written, an app did not start, ...)."""
 
 
+class ProgramDropped(TaskError, code="program_dropped"):
+    """The task miner drops a drawn program; ``reason`` is the report's word (``no-op``, ``undone``, ...)."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
 class VerifierError(DesktopGymError, code="verifier"):
     """A verifier is unknown or was configured wrongly (a failed check is a result, not an error)."""
 

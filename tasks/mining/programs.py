@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import ProgramDropped as Dropped  # the report's reasons: no-op, undone, no perturbation
 from .apps import CALC, MinedApp
 from .calls import CallKind
 
@@ -24,15 +25,6 @@ MAX_CALLS = 6
 CALL_WEIGHTS = (0.22, 0.24, 0.2, 0.14, 0.1, 0.1)  # 1..6 calls: mostly short programs, some long ones
 MAX_DRAWS = 30  # draws of one call before the program is given up
 SIBLINGS = 3
-
-
-class Dropped(Exception):
-    """A program the miner drops, with the reason the report gives (``no-op``, ``undone``, ...)."""
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
 
 
 @dataclass

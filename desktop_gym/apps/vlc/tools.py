@@ -28,6 +28,8 @@ MEDIA_TYPES = (".mp4", ".mkv", ".webm", ".ogg", ".ogv", ".mp3", ".wav", ".avi", 
 CALL_TIMEOUT_S = 10.0
 #: Seconds a change may take to show in VLC's state.
 SETTLE_S = 5.0
+#: How far past a seek target a paused seek plays, so the frame shown is from the target on.
+FRAME_ADVANCE_S = 0.2
 #: Snapshot requests sent at most, and the seconds each waits for its file.
 SNAPSHOT_TRIES = 4
 SNAPSHOT_WAIT_S = 2.0
@@ -59,6 +61,12 @@ def _integer(value: Any, low: int, high: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ApiArgumentError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
     return value
+
+
+def _number_of(data: Any, key: str) -> float:
+    """A number field of VLC's raw status (0 when missing or not a number)."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
 class VlcTools(AppTools):
@@ -216,9 +224,37 @@ class VlcTools(AppTools):
         if status["length"] > 0 and seconds > status["length"]:
             raise ApiArgumentError(f"seconds must be at most the length, {status['length']} s")
         self._command("seek", val=seconds)
-        return self._settle(
+        settled = self._settle(
             lambda s: abs(s["time"] - seconds) <= 1 or s["state"] == "stopped", f"the seek to {seconds} s"
         )
+        video = any(stream["type"].lower() == "video" for stream in status["streams"])
+        if status["state"] == "paused" and settled["state"] == "paused" and video:
+            settled = self._show_frame_after(seconds, status["length"])
+        return settled
+
+    def _show_frame_after(self, seconds: int, length: int) -> dict[str, Any]:
+        """After a seek while paused: play on until the clock passes the target, then pause again.
+
+        A paused VLC reports the new time at once but shows the new frame only once it is decoded,
+        so a screenshot or snapshot taken right after the seek could hold the old frame. The frames
+        before the seek are flushed, so any frame shown once the clock has passed the target is from
+        the target on (at most ``FRAME_ADVANCE_S`` later). Not done near the end (it would stop).
+        """
+        if length and seconds + FRAME_ADVANCE_S >= length - 1:
+            return self._status()
+        self._command("pl_forceresume")
+
+        def passed() -> bool:
+            raw = self._request()
+            return _number_of(raw, "position") * _number_of(raw, "length") >= seconds + FRAME_ADVANCE_S
+
+        try:
+            poll_until(passed, SETTLE_S, f"playback past {seconds} s", interval=0.02, error=TimeoutError)
+        except TimeoutError as error:
+            raise ApiCallError(f"VLC did not show the frame at {seconds} s: {error}") from None
+        finally:
+            self._command("pl_forcepause")
+        return self._settle(lambda s: s["state"] == "paused", "playback to pause again")
 
     def set_volume(self, percent: int) -> dict[str, Any]:
         """Set the volume.
