@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from desktop_gym.polling import poll_until
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI = ROOT / ".venv" / "bin" / "desktop-gym"
 TOKEN = "bench-synth-token"
@@ -36,11 +38,13 @@ def env_server(folder: Path, desktops: int) -> Iterator[str]:
     command = [str(CLI), "serve", "--unix", str(socket), "--max-envs", str(desktops), "--warm", str(desktops)]
     server = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while not socket.exists():
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the env server did not start")
-            time.sleep(0.2)  # polling for the socket the server creates once it listens
+
+        def listening() -> bool:
+            if server.poll() is not None:
+                raise SystemExit("the env server exited before it listened")
+            return socket.exists()
+
+        poll_until(listening, 120.0, "the env server's socket")
         yield f"unix:{socket}"
     finally:
         server.terminate()

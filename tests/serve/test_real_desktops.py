@@ -123,3 +123,18 @@ def test_an_inline_task_runs_on_the_server_and_a_bad_one_names_its_field(real_de
         assert terminated and not info["success"]
     finally:
         env.close()
+
+
+def test_the_miner_on_the_server_plays_each_perturbed_oracle_as_an_episode(real_desktop_server, tmp_path, monkeypatch):
+    # The saved documents stay on the server: without the perturbed episode no task could be kept.
+    from desktop_gym.tasks.mining.dry_run import DryRunner
+    from desktop_gym.tasks.mining.synth import Miner, read_shard
+
+    monkeypatch.setenv("DESKTOP_GYM_TOKEN", real_desktop_server.token)
+    with DryRunner(server=real_desktop_server.address) as runner:
+        assert runner.remote
+        result = Miner(tmp_path, runner, np.random.default_rng(2), app="calc").mine(2)
+    proofs = read_shard(tmp_path / "calc.proofs.jsonl")
+    assert len(result.kept) == 2 and len(proofs) == 2
+    assert all(p["perturbed_by"] == "its own perturbed episode" and p["perturbed"] == "fails" for p in proofs)
+    assert result.episodes >= result.candidates + 2  # an oracle run per candidate, a perturbed one per kept task
