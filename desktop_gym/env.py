@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -23,7 +23,7 @@ from .elements.osworld import A11Y_FORMATS, OBSERVATION_PRESETS, osworld_marks, 
 from .elements.set_of_marks import draw_marks
 from .elements.table import ElementTable, number_elements
 from .episode_end import OFFICE_APPS, SAVE_GRACE_S, crash_reason, wait_for_pending_saves  # noqa: F401 - re-exported
-from .episode_prefetch import EpisodePrefetch, PrefetchRequest
+from .episode_prefetch import EpisodePrefetch, PrefetchRequest, lent_prefetch
 from .errors import EpisodeNotStartedError  # noqa: F401 - re-exported from its old home
 from .guest.client import GuestClient, GuestError, GuestUnavailableError
 from .guest.types import AppFocus
@@ -180,6 +180,12 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._elements = ElementTable()  # the element ids of the latest observation
         # The next episode, prepared on a second desktop (built on the first prefetch).
         self._episode_prefetch = EpisodePrefetch(lambda: DesktopEnv(**self._constructor))
+        self._desktops_lent = False  # True once an env server lends prefetch a desktop (lend_desktops)
+
+    def lend_desktops(self, acquire: Callable[[], Backend], give_back: Callable[[Backend, bool], None]) -> None:
+        """Build prefetch's shadow env on desktops an env server's pool lends (``lent_prefetch``)."""
+        self._episode_prefetch.close()
+        self._episode_prefetch, self._desktops_lent = lent_prefetch(self, acquire, give_back), True
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -230,9 +236,10 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
             raise ValueError("no task: pass task_id to DesktopEnv(...) or options={'task_id': ...} to reset")
         request = options.pop("prefetch", None)
         if request is not None:
-            if not self._owns_backend:
+            if not (self._owns_backend or self._desktops_lent):
                 raise ValueError(
-                    "options['prefetch'] needs an env that starts its own desktops: pass the backend by name"
+                    "options['prefetch'] needs a second desktop: pass the backend by name (the env starts"
+                    " one) or run the env on an env server (its pool lends one)"
                 )
             request = PrefetchRequest.parse(request, task_id)  # of a registered task (the shadow env looks it up)
         prepared = self._episode_prefetch.take(task_id, seed, options.get("params", {}))

@@ -100,11 +100,17 @@ class EpisodePrefetch:
     """One shadow env and at most one prefetch in flight on it.
 
     Args:
-        make_shadow: Builds the shadow env (called once, on the first prefetch).
+        make_shadow: Builds the shadow env (called once, on the first prefetch). An error it raises
+            (e.g. an env server's pool has no desktop to spare) makes that prefetch a failed one:
+            the matching reset is an ordinary reset.
+        give_back: Called with the shadow's desktop once the shadow env is closed, when the desktops
+            are lent (an env server's pool) rather than owned by the envs; its second argument says
+            whether the desktop may be reused (False: a prefetch hung on it).
     """
 
-    def __init__(self, make_shadow: Callable[[], Any]) -> None:
+    def __init__(self, make_shadow: Callable[[], Any], give_back: Callable[[Any, bool], None] | None = None) -> None:
         self._make_shadow = make_shadow
+        self._give_back = give_back
         self.shadow: Any = None
         self._thread: threading.Thread | None = None
         self._prepared: Prepared | None = None
@@ -117,9 +123,13 @@ class EpisodePrefetch:
     def start(self, request: PrefetchRequest) -> None:
         """Prepare ``request`` on the shadow env in the background (after any prefetch still in flight)."""
         self._join()
-        if self.shadow is None:
-            self.shadow = self._make_shadow()
         prepared = self._prepared = Prepared(request)
+        if self.shadow is None:
+            try:
+                self.shadow = self._make_shadow()
+            except Exception as error:  # noqa: BLE001 - the matching reset falls back to a cold one
+                prepared.error = error
+                return
         shadow = self.shadow
 
         def run() -> None:
@@ -181,9 +191,7 @@ class EpisodePrefetch:
         if thread.is_alive():
             log.warning("the prefetch of %s ran over %.0f s: closing its desktop", self.pending, timeout)
             self._prepared = None
-            shadow, self.shadow = self.shadow, None
-            if shadow is not None:
-                shadow.close()  # its desktop goes away, so the thread's calls fail and it ends
+            self._close_shadow(reusable=False)  # its desktop goes away, so the thread's calls fail and it ends
             thread.join(CLOSE_JOIN_TIMEOUT_S)
 
     def close(self) -> None:
@@ -192,6 +200,33 @@ class EpisodePrefetch:
         if thread is not None:
             thread.join(CLOSE_JOIN_TIMEOUT_S)
         self._prepared = None
-        if self.shadow is not None:
-            self.shadow.close()
-            self.shadow = None
+        self._close_shadow(reusable=thread is None or not thread.is_alive())
+
+    def _close_shadow(self, reusable: bool) -> None:
+        shadow, self.shadow = self.shadow, None
+        if shadow is None:
+            return
+        try:
+            shadow.close()
+        finally:
+            if self._give_back is not None:
+                self._give_back(shadow.backend, reusable)
+
+
+def lent_prefetch(env: Any, acquire: Callable[[], Any], give_back: Callable[[Any, bool], None]) -> EpisodePrefetch:
+    """A prefetch for ``env`` whose shadow env runs on a desktop from ``acquire`` (an env server's pool).
+
+    The shadow is ``env``'s class with ``env``'s arguments on that desktop. ``give_back(desktop,
+    reusable)`` takes the desktop back when the shadow closes; swaps move desktops between the two
+    envs, so whoever lent them also takes back the one ``env`` holds at the end (``env.backend``).
+    """
+
+    def make_shadow() -> Any:
+        desktop = acquire()
+        try:
+            return type(env)(**{**env._constructor, "backend": desktop})
+        except BaseException:
+            give_back(desktop, True)
+            raise
+
+    return EpisodePrefetch(make_shadow, give_back)

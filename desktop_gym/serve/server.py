@@ -40,6 +40,7 @@ from desktop_gym.errors import EnvBusyError, ServerDrainingError, UnknownEnvErro
 
 from .. import errors
 from ..backends import Backend
+from ..env import DesktopEnv
 from ..guest.auth import TokenInterceptor
 from .env_ids import EnvIds
 from .pool import CapacityError, DesktopPool
@@ -223,11 +224,12 @@ class EnvServer:
         except BaseException:
             self.pool.release(backend)
             raise
+        if isinstance(env, DesktopEnv):  # a reset's prefetch prepares the next episode on a second pooled desktop
+            env.lend_desktops(self.pool.acquire, self._take_back)
         session = EnvSession(
             env_id=self._env_ids.issue(next(self._ids)),
             task_id=task_id,
             env=env,
-            backend=backend,
             screenshot_format=fmt,
             jpeg_quality=quality,
             lease_ttl=self.lease_ttl,
@@ -237,6 +239,13 @@ class EnvServer:
             self._sessions[session.env_id] = session
         self.counters.add("creates")
         return session
+
+    def _take_back(self, desktop: Backend, reusable: bool) -> None:
+        """A desktop lent to a prefetch, back from its shadow env (closed when a prefetch hung on it)."""
+        if reusable:
+            self.pool.release(desktop)
+        else:
+            self.pool.forget(desktop)
 
     def session(self, env_id: str) -> EnvSession:
         """The live env ``env_id``, its lease renewed.
@@ -349,11 +358,12 @@ class EnvServer:
             self._lost[session.env_id] = reason
             while len(self._lost) > MAX_LOST_IDS:
                 self._lost.popitem(last=False)
+        desktop = session.backend  # the one the env holds now (a prefetch's swaps move desktops)
         try:
-            session.env.close()
+            session.env.close()  # a prefetch's second desktop goes back to the pool here
         except Exception as error:  # noqa: BLE001 - the desktop is released either way
             log.warning("closing env %s failed: %s", session.env_id, error)
-        self.pool.release(session.backend)
+        self.pool.release(desktop)
 
     def _all_sessions(self) -> list[EnvSession]:
         with self._lock:

@@ -35,7 +35,7 @@ OPTION_LIMITS = {
     "a11y_timeout": (0.1, 60),
     "app_info_max_chars": (4, 1 << 20),
 }
-RESET_OPTIONS = {"task_id": (str,), "params": (dict,), "task": (dict,)}
+RESET_OPTIONS = {"task_id": (str,), "params": (dict,), "task": (dict,), "prefetch": (dict,)}
 MAX_ENV_ID_CHARS = 128
 
 
@@ -61,7 +61,7 @@ def check_env_options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_reset_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Validate ``Reset`` options (``task_id``, ``params``, an inline ``task``); return them unchanged.
+    """Validate ``Reset`` options (``task_id``, ``params``, an inline ``task``, ``prefetch``); return them unchanged.
 
     Raises:
         ValueError: an unknown key or a wrong type (named in the message), or an inline task that
@@ -75,6 +75,16 @@ def check_reset_options(options: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(
                 f"options_json.{key}: expected {RESET_OPTIONS[key][0].__name__}, got {type(value).__name__}"
             )
+    if "prefetch" in options:  # the next episode, prepared on a second desktop from the pool
+        from ..episode_prefetch import PrefetchRequest
+        from ..tasks import get_task
+
+        try:
+            request = PrefetchRequest.parse(options["prefetch"], options.get("task_id") or "the env's task")
+            if "task_id" in options["prefetch"]:
+                get_task(request.task_id)  # an unknown task is the client's error, known before the reset
+        except (ValueError, KeyError) as error:
+            raise ValueError(f"options_json.prefetch: {error}") from None
     if "task" in options:
         from ..tasks.inline import inline_task
 
@@ -106,8 +116,8 @@ class EnvSession:
 
     Attributes:
         env_id: ``"<server id>-<n>-<tag>"`` (see ``env_ids``): tells a restarted server's ids from the old ones.
-        env: the ``DesktopEnv`` (or load-test env) on a pooled desktop.
-        backend: the pooled desktop it runs on.
+        env: the ``DesktopEnv`` (or load-test env) on a pooled desktop (``backend``: the one it
+            holds now; a prefetching env holds a second one, and the two swap at each prefetched reset).
         state: ``idle``, ``resetting``, ``stepping`` or ``crashed``.
         lease_deadline: ``time.monotonic()`` after which the env is reclaimed.
     """
@@ -115,7 +125,6 @@ class EnvSession:
     env_id: str
     task_id: str
     env: Any
-    backend: Backend
     screenshot_format: str
     jpeg_quality: int
     lease_ttl: float
@@ -129,6 +138,11 @@ class EnvSession:
     last_screenshot: np.ndarray | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: int = 0  # calls queued on ``lock`` (bounded: a flood on one env must not eat every worker)
+
+    @property
+    def backend(self) -> Backend:
+        """The pooled desktop the env runs its episode on now."""
+        return self.env.backend
 
     def renew(self) -> None:
         """Push the lease deadline ``lease_ttl`` into the future."""
