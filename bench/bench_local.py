@@ -4,7 +4,9 @@ Run: ``.venv/bin/python bench/bench_local.py [--resets 20] [--steps 200] [--targ
 Everything is measured side by side in one run on this machine and printed as one table; ratios
 compare like with like. The run ends with the speed targets of issue 16 (now / target / ratio),
 the default-observation step next to its baseline (the a11y tree read after the other parts
-instead of alongside them) and where a step's observation time goes (``env.observation_seconds``).
+instead of alongside them), where a step's observation time goes (``env.observation_seconds``),
+the default-observation step of a key press and of a click (issue 31), and the reset a caller that
+prefetches its next episode waits for.
 """
 
 from __future__ import annotations
@@ -297,6 +299,57 @@ def bench_default_obs_steps(table, steps: int) -> None:
     TARGETS.add("env.step, default obs, wait(seconds=0), p50", now, 100, "ms", f"baseline (a11y after) {old:.0f} ms")
 
 
+def bench_default_obs_actions(table, steps: int) -> None:
+    """``env.step`` with the default observation for real actions: a key press and a click in Calc."""
+    env = DesktopEnv(task_id=CALC_TASK)
+    cells = iter([(300 + (i % 2) * 200, 400) for i in range(steps)])  # two cells in turn: each click moves
+    actions = {
+        "a key press (Right)": lambda: "press(key='right')",
+        "a click on a cell": lambda: "click(coordinates=[{}, {}])".format(*next(cells)),
+    }
+    seconds: dict[str, list[float]] = {label: [] for label in actions}
+    try:
+        for seed in range(2):
+            env.reset(seed=seed)
+        for index in range(steps):
+            if env._steps >= env._step_budget() - 2:
+                env.reset(seed=index)
+            for label, action in actions.items():
+                started = time.perf_counter()
+                env.step(action())
+                seconds[label].append(time.perf_counter() - started)
+    finally:
+        env.close()
+    for label, times in seconds.items():
+        p50 = percentile(times, 50) * 1000
+        row(table, f"step: default obs, {label} p50", f"{p50:.0f} ms", f"p90 {percentile(times, 90) * 1000:.0f} ms")
+        TARGETS.add(f"env.step, default obs, {label}, p50", p50, 100, "ms")
+
+
+def bench_prefetched_resets(table, episodes: int, steps: int = 15) -> None:
+    """The reset a caller that names its next episode waits for (``reset(options={"prefetch": ...})``).
+
+    An episode of ``steps`` typing steps is the time the second desktop has: an agent's episodes
+    (tens of steps, each an LLM call) are longer than a reset; a shorter one makes the caller wait.
+    """
+    env = DesktopEnv(task_id=CALC_TASK)
+    seen, background = [], []
+    try:
+        env.reset(seed=0, options={"prefetch": {"seed": 1}})
+        for episode in range(1, episodes + 1):
+            for step in range(steps):  # the episode: the time the second desktop has
+                env.step(f"type(text='{step}')")
+            info = env.reset(seed=episode, options={"prefetch": {"seed": episode + 1}})[1]
+            seen.append(info["reset_seconds"])
+            background.append(info.get("prefetch_seconds", 0.0))
+    finally:
+        env.close()
+    p50 = percentile(seen, 50) * 1000
+    note = f"p90 {percentile(seen, 90) * 1000:.1f} ms; background reset p50 {percentile(background, 50) * 1000:.0f} ms"
+    row(table, "reset Calc, default obs, prefetched, p50", f"{p50:.1f} ms", note)
+    TARGETS.add("reset seen by a prefetching caller, default obs, p50", p50, 50, "ms", note)
+
+
 def bench_import(table) -> None:
     code = "import time; t = time.perf_counter(); import desktop_gym; print(time.perf_counter() - t)"
     runs = [
@@ -328,6 +381,8 @@ def main() -> None:
     finally:
         env.close()
     bench_default_obs_steps(table, min(args.steps, 40))
+    bench_default_obs_actions(table, min(args.steps, 20))
+    bench_prefetched_resets(table, max(4, args.resets // 4))
     bench_import(table)
     bench_four_envs(table)
     bench_reset_reuse(table, max(5, args.resets // 2))
