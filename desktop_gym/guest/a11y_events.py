@@ -14,8 +14,9 @@ only where their delivery is proven and walks in full wherever it is in doubt:
   event from it was seen (its own first fetch of the listener list has arrived). Until then, and
   for any application that appears or restarts (a new bus name), its nodes are read in full.
 * **Reach.** A change to one object can move or hide its descendants: a changed child list,
-  state ``showing``/``visible``/``sensitive``..., bounds, visible data, a window event or anything
-  unknown drops the object's whole cached subtree. A scroll bar's value drops its container's.
+  state ``showing``/``visible``/``sensitive``..., visible data, a window event or anything unknown
+  drops the object's whole cached subtree; changed bounds drop the boxes below it. A scroll bar's
+  value drops its container's subtree.
   Each top-level window's box is read every walk (a moved window sends no event for its
   children's screen coordinates); a different one drops the window's subtree.
 * **Doubt.** An event without a mappable source, an event storm (:data:`MAX_EVENTS_PER_WALK`),
@@ -250,7 +251,10 @@ class EventCache(NoCache):
             return  # nothing kept for it, so nothing kept depends on it
         parts = kind.split(":")
         if kind.startswith("object:state-changed"):
-            self._drop(key, subtree=len(parts) < 3 or parts[2] in _SUBTREE_STATES, prop="states")
+            if len(parts) < 3 or parts[2] in _SUBTREE_STATES:
+                self._drop(key, subtree=True)
+            else:
+                self._drop(key, subtree=False, prop="states")
         elif kind == "object:property-change:accessible-name":
             self._drop(key, subtree=False, prop="name")
         elif kind == "object:property-change:accessible-value":  # a scroll bar moves its container's content
@@ -259,14 +263,19 @@ class EventCache(NoCache):
             self._drop(key, subtree=False, prop="text")
         elif kind.startswith("focus:"):
             self._drop(key, subtree=False, prop="states")
+        elif kind == "object:bounds-changed":  # moves the boxes below it, changes nothing else there
+            self._drop(key, subtree=True, prop="box")
         else:  # children, bounds, visible data, selection, window:*, document:*, anything unknown
             self._drop(key, subtree=True)
 
     def _drop(self, key: Key, subtree: bool, prop: Hashable | None = None) -> None:
-        if not subtree and prop is not None:
+        """Drop ``prop`` (every property when None) of ``key``, and with ``subtree`` of all below it."""
+        if not subtree:
             entry = self._values.get(key)
-            if entry is not None:
+            if entry is not None and prop is not None:
                 entry.pop(prop, None)
+            elif entry is not None:
+                self._drop(key, subtree=True)
             return
         todo, seen = [key], set()
         while todo and len(seen) <= len(self._values) + 1:
@@ -274,8 +283,12 @@ class EventCache(NoCache):
             if current in seen:
                 continue
             seen.add(current)
-            self._values.pop(current, None)
-            todo.extend(self._links.pop(current, ()))
+            if prop is None:
+                self._values.pop(current, None)
+                todo.extend(self._links.pop(current, ()))
+            else:
+                self._values.get(current, {}).pop(prop, None)
+                todo.extend(self._links.get(current, ()))
 
 
 def _is_child(prop: Hashable) -> bool:

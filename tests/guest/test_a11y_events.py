@@ -130,7 +130,7 @@ def _run(office: Office, actions: list[tuple[str, int]]) -> None:
 
 
 @settings(
-    max_examples=6,
+    max_examples=5,
     deadline=None,
     phases=[Phase.explicit, Phase.generate],  # no shrinking: each try drives a real desktop
     suppress_health_check=[HealthCheck.function_scoped_fixture],
