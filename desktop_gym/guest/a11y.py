@@ -31,7 +31,6 @@ from typing import Any
 from desktop_gym.errors import A11yError, A11yTimeoutError, A11yUnavailableError, WaitTimeoutError
 from desktop_gym.polling import poll_until
 
-from .a11y_events import NO_CACHE, EventCache, NoCache
 from .a11y_grid import GridContents
 from .a11y_static import StaticProperties
 
@@ -110,8 +109,6 @@ _bound_to: tuple[str, str] | None = None
 _KEPT_PROPERTIES = StaticProperties()
 _properties = _KEPT_PROPERTIES  # swapped for an uncached reader by ``static_cache=False``, under _lock
 _skip_closed_menus = True  # False by ``skip_closed_menus=False`` (the baseline), under _lock
-EVENT_CACHE = EventCache()
-_dynamic: NoCache = NO_CACHE  # EVENT_CACHE while ``event_cache=True`` reads, under _lock
 
 
 def _ensure_bus() -> Any:
@@ -187,24 +184,6 @@ def _extents(node: Any, atspi: Any) -> Box | None:
     return rect.x, rect.y, rect.width, rect.height
 
 
-def _read_states(node: Any, atspi: Any) -> frozenset[str]:
-    return _dynamic.read(node, "states", lambda: _states(node, atspi))
-
-
-def _read_box(node: Any, atspi: Any) -> Box | None:
-    if _dynamic is NO_CACHE or not _properties.is_gtk(node):  # VCL moves its widgets without bounds events
-        return _extents(node, atspi)
-    return _dynamic.read(node, "box", lambda: _extents(node, atspi))
-
-
-def _child_count(node: Any) -> int:
-    return _dynamic.read(node, "count", node.get_child_count)
-
-
-def _child_at(node: Any, index: int) -> Any:
-    return _dynamic.read(node, ("child", index), lambda: node.get_child_at_index(index))
-
-
 def _text_of(node: Any, role: str, limit: int = MAX_TEXT_CHARS) -> str:
     if role not in _TEXT_ROLES or "Text" not in _properties.interfaces(node):
         return ""
@@ -236,13 +215,13 @@ def _menu_bar_offset(frame: Any, atspi: Any) -> int:
         node, depth = stack.pop()
         role = _properties.role(node)
         if role == "menu bar" and menu_bar is None and _properties.is_gtk(node):
-            menu_bar = _read_box(node, atspi)
+            menu_bar = _extents(node, atspi)
             continue
         if role == "root pane":
-            root_pane = _read_box(node, atspi)
+            root_pane = _extents(node, atspi)
             continue
         if depth < 6:
-            stack.extend((_child_at(node, i), depth + 1) for i in range(_child_count(node)))
+            stack.extend((node.get_child_at_index(i), depth + 1) for i in range(node.get_child_count()))
     if not menu_bar or not root_pane or menu_bar[3] <= 0:
         return 0
     return menu_bar[3] if root_pane[1] == menu_bar[1] else 0
@@ -256,11 +235,11 @@ def _menu_items(menu: Any, atspi: Any) -> list[tuple[Any, frozenset[str]]]:
     (closed menus held ~270 of a Calc window's ~360 hidden nodes, two round trips each).
     """
     items: list[tuple[Any, frozenset[str]]] = []
-    for index in range(_child_count(menu)):
-        item = _child_at(menu, index)
+    for index in range(menu.get_child_count()):
+        item = menu.get_child_at_index(index)
         if item is None:
             continue
-        states = _read_states(item, atspi)
+        states = _states(item, atspi)
         if "visible" in states and "showing" not in states:
             break
         items.append((item, states))
@@ -271,7 +250,7 @@ def _children(node: Any, role: str, visible_only: bool, atspi: Any) -> list[tupl
     """The children to walk, in order, with their states where already read."""
     if visible_only and role == "menu" and _skip_closed_menus and _properties.is_gtk(node):
         return _menu_items(node, atspi)
-    children = (_child_at(node, i) for i in range(_child_count(node)))
+    children = (node.get_child_at_index(i) for i in range(node.get_child_count()))
     return [(child, None) for child in children if child]
 
 
@@ -282,7 +261,6 @@ def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Vi
     check the clock to tell a finished walk from a cut one).
     """
     stack = _applications(atspi, deadline)
-    _dynamic.begin(((visit.node, visit.app) for visit in stack), atspi)
     while stack:
         if time.monotonic() > deadline:
             return
@@ -291,11 +269,11 @@ def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Vi
             node = visit.node
             # Every property is one D-Bus round trip (~50-90 us); most children of a visible node
             # are hidden, so ask for the states first and drop hidden ones before role and box.
-            states = visit.states if visit.states is not None else _read_states(node, atspi)
+            states = visit.states if visit.states is not None else _states(node, atspi)
             if visible_only and visit.depth > 0 and ("showing" not in states or "visible" not in states):
                 continue
             role = _properties.role(node)
-            box = _read_box(node, atspi) if role != "application" else None
+            box = _extents(node, atspi) if role != "application" else None
             hidden = "showing" not in states or "visible" not in states or _is_offscreen(box)
             if visible_only and role != "application" and hidden:
                 continue
@@ -451,7 +429,6 @@ def linearize_tree(
     grid_contents: GridContents | None = None,
     static_cache: bool = True,
     skip_closed_menus: bool = True,
-    event_cache: bool = False,
 ) -> str:
     """Render the accessibility tree of every application, one line per node.
 
@@ -473,8 +450,6 @@ def linearize_tree(
             :mod:`a11y_static`); False reads them every time (the baseline), with the same text.
         skip_closed_menus: Stop reading a native GTK menu's items at the first that shows it is
             closed (:func:`_menu_items`); False reads every item (the baseline), with the same text.
-        event_cache: Keep states, names, boxes, text and child lists between reads, dropped by the
-            AT-SPI events that change them (:mod:`a11y_events`); False reads them every time.
 
     Returns:
         The tree as text (``""`` when no application exposes a tree).
@@ -482,15 +457,14 @@ def linearize_tree(
     Raises:
         A11yUnavailableError: if no accessibility bus is reachable.
     """
-    global _properties, _skip_closed_menus, _dynamic
+    global _properties, _skip_closed_menus
     with _lock:
         _properties = _KEPT_PROPERTIES if static_cache else StaticProperties(enabled=False)
         _skip_closed_menus = skip_closed_menus
-        _dynamic = EVENT_CACHE if event_cache else NO_CACHE
         try:
             return _linearize(visible_only, max_nodes, timeout, compact, grid_contents)
         finally:
-            _properties, _skip_closed_menus, _dynamic = _KEPT_PROPERTIES, True, NO_CACHE
+            _properties, _skip_closed_menus = _KEPT_PROPERTIES, True
 
 
 def _linearize(
@@ -505,9 +479,7 @@ def _linearize(
             break
         while hidden_depths and hidden_depths[-1] >= visit.depth:
             hidden_depths.pop()
-        node = visit.node
-        name = _dynamic.read(node, "name", lambda: node.get_name() or "")  # noqa: B023 - called at once
-        text = _dynamic.read(node, "text", lambda: _text_of(node, role))  # noqa: B023
+        name, text = visit.node.get_name() or "", _text_of(visit.node, role)
         if compact and (role in _ALWAYS_HIDDEN_ROLES or role in _STRUCTURAL_ROLES and not (name or text)):
             hidden_depths.append(visit.depth)
             continue

@@ -239,7 +239,6 @@ class GuestServicer(pb_grpc.GuestServicer):
                 max_nodes=request.max_nodes or None,
                 timeout=max(0.1, deadline - time.monotonic()),
                 grid_contents=uno_grid_contents(self._office_connections),
-                event_cache=True,  # LibreOffice's unchanged nodes kept between steps (a11y_events)
             )
             # A running office is always on the accessibility bus: an empty read is a wrong one (the
             # registry did not answer in time under load), never the desktop's tree. Read it again.
