@@ -103,6 +103,36 @@ class AppSpec:
         return self.launch != "none"
 
 
+def command_app(
+    key: str,
+    *,
+    command: str = "",
+    tools: str = "",
+    hooks: str = "",
+    doctor: tuple[str, ...] = (),
+    **fields: Any,
+) -> AppSpec:
+    """The spec of an app started as a program of its own, by the layout of ``desktop_gym/apps/<key>/``.
+
+    Args:
+        key: The app's key.
+        command: The program (default: ``key``); also the default window class and ``doctor`` check.
+        tools: The class name of its API in ``desktop_gym.apps.<key>.tools``; "" for none.
+        hooks: ``name`` when ``desktop_gym.apps.<key>.launch`` has the hooks ``name_argv`` and
+            ``wait_name_ready``; "" for none.
+        doctor: Programs ``desktop-gym doctor`` checks (default: the command).
+        **fields: The other :class:`AppSpec` fields (``window_class`` among them).
+    """
+    command = command or key
+    fields.setdefault("window_class", command)
+    if tools:
+        fields["tools"] = f"desktop_gym.apps.{key}.tools:{tools}"
+    if hooks:
+        fields["launch_hook"] = f"desktop_gym.apps.{key}.launch:{hooks}_argv"
+        fields["ready_hook"] = f"desktop_gym.apps.{key}.launch:wait_{hooks}_ready"
+    return AppSpec(key=key, launch="command", command=(command,), doctor=doctor or (command,), **fields)
+
+
 class _AppTable(dict):  # type: ignore[type-arg]
     """App key -> spec, filled from the ``desktop_gym.apps`` entry points on first read."""
 

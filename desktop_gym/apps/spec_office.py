@@ -12,13 +12,21 @@ OFFICE_PACKAGES = ("libreoffice-gtk3", "python3-uno", "libreoffice-math")
 
 
 def libreoffice_app(
-    key: str, flag: str, *, aliases: tuple[str, ...], packages: tuple[str, ...], **fields: Any
+    key: str, *, aliases: tuple[str, ...], packages: tuple[str, ...], tools: str, **fields: Any
 ) -> AppSpec:
-    """The spec of the LibreOffice module ``key`` started with ``soffice <flag>``."""
+    """The spec of the LibreOffice module ``key``, started with ``soffice --<key>``.
+
+    Args:
+        key: The module (``"calc"``).
+        aliases: Other names agents call it by (the ``libreoffice <key>`` names are added).
+        packages: Its own Debian packages (the office's shared ones are added).
+        tools: The class name of its API in ``desktop_gym.apps.<key>.tools``.
+        **fields: The other :class:`AppSpec` fields.
+    """
     return AppSpec(
         key=key,
         launch="libreoffice",
-        command=(flag,),
+        command=(f"--{key}",),
         window_class="libreoffice",
         aliases=(f"libreoffice {key}", f"libreoffice-{key}", *aliases),
         saves_documents=True,
@@ -27,5 +35,6 @@ def libreoffice_app(
         domain=f"libreoffice_{key}",
         save_keys=("ctrl", "s"),
         readiness="uno",
+        tools=f"desktop_gym.apps.{key}.tools:{tools}",
         **fields,
     )

@@ -10,9 +10,8 @@ from ..spec_office import libreoffice_app
 
 SPEC: AppSpec = libreoffice_app(
     "calc",
-    "--calc",
     aliases=("localc", "spreadsheet", "excel", "scalc"),
     packages=("libreoffice-calc",),
     file_types=(".xlsx", ".ods", ".xls", ".csv"),
-    tools="desktop_gym.apps.calc.tools:CalcTools",
+    tools="CalcTools",
 )

@@ -8,18 +8,14 @@ written into the profile. Standard library only.
 
 from __future__ import annotations
 
-from ..spec import AppSpec
+from ..spec import command_app
 
-SPEC = AppSpec(
-    key="chrome",
-    launch="command",
-    command=("chromium",),
-    window_class="chromium",
+SPEC = command_app(
+    "chrome",
+    command="chromium",
     aliases=("chromium", "browser", "web browser", "google chrome", "google-chrome", "firefox", "internet"),
     packages=("chromium",),
-    doctor=("chromium",),
     file_types=(".html", ".htm", ".pdf", ".svg"),
-    tools="desktop_gym.apps.chrome.tools:ChromeTools",
-    launch_hook="desktop_gym.apps.chrome.launch:browser_argv",
-    ready_hook="desktop_gym.apps.chrome.launch:wait_browser_ready",
+    tools="ChromeTools",
+    hooks="browser",
 )

@@ -26,9 +26,9 @@ log = logging.getLogger(__name__)
 CHROMIUM = "chromium"
 #: What a new browser shows when no file is given.
 START_URL = "about:blank"
-#: Flags that keep a test desktop quiet: no prompts, no background traffic, no sandbox (the
-#: desktop itself is the sandbox: session users, containers or VMs).
-QUIET_FLAGS = (
+#: Flags that keep a test desktop's Chromium quiet: no prompts, no background traffic, no sandbox
+#: (the desktop itself is the sandbox: session users, containers or VMs). VS Code's window uses them too.
+CHROMIUM_QUIET_FLAGS = (
     "--no-first-run",
     "--no-default-browser-check",
     "--no-sandbox",
@@ -43,9 +43,13 @@ QUIET_FLAGS = (
     "--hide-crash-restore-bubble",
     "--no-pings",
     "--password-store=basic",
+)
+#: The browser's own flags: the quiet ones, and the page on the accessibility bus (element ids, a11y text).
+QUIET_FLAGS = (
+    *CHROMIUM_QUIET_FLAGS,
     "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
     "--start-maximized",
-    "--force-renderer-accessibility",  # the page on the accessibility bus: element ids, a11y text
+    "--force-renderer-accessibility",
 )
 
 #: Where a task puts the sites' data for the next browser, relative to the home; the launch moves it

@@ -5,17 +5,14 @@ Standard library only.
 
 from __future__ import annotations
 
-from ..spec import AppSpec
+from ..spec import command_app
 
-SPEC = AppSpec(
-    key="editor",
-    launch="command",
-    command=("mousepad",),
-    window_class="mousepad",
+SPEC = command_app(
+    "editor",
+    command="mousepad",
     aliases=("text editor", "texteditor", "gedit", "mousepad", "notepad", "text-editor"),
     packages=("mousepad",),
-    doctor=("mousepad",),
     file_types=(".txt", ".md", ".py", ".json", ".csv"),
     save_keys=("ctrl", "s"),
-    tools="desktop_gym.apps.editor.tools:EditorTools",
+    tools="EditorTools",
 )

@@ -7,19 +7,14 @@ scripts. Standard library only.
 
 from __future__ import annotations
 
-from ..spec import AppSpec
+from ..spec import command_app
 
-SPEC = AppSpec(
-    key="gimp",
-    launch="command",
-    command=("gimp",),
-    window_class="gimp",
+SPEC = command_app(
+    "gimp",
     aliases=("image editor", "photo editor", "photoshop", "gnu image manipulation program", "paint"),
     packages=("gimp",),
-    doctor=("gimp",),
     file_types=(".png", ".jpg", ".jpeg", ".xcf", ".bmp", ".gif", ".tif", ".tiff"),
     save_keys=("ctrl+s",),
-    tools="desktop_gym.apps.gimp.tools:GimpTools",
-    launch_hook="desktop_gym.apps.gimp.launch:gimp_argv",
-    ready_hook="desktop_gym.apps.gimp.launch:wait_gimp_ready",
+    tools="GimpTools",
+    hooks="gimp",
 )

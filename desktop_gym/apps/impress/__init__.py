@@ -10,9 +10,8 @@ from ..spec_office import libreoffice_app
 
 SPEC: AppSpec = libreoffice_app(
     "impress",
-    "--impress",
     aliases=("loimpress", "powerpoint", "presentation", "slides", "simpress"),
     packages=("libreoffice-impress",),
     file_types=(".pptx", ".odp", ".ppt"),
-    tools="desktop_gym.apps.impress.tools:ImpressTools",
+    tools="ImpressTools",
 )

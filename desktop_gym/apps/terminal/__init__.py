@@ -5,16 +5,13 @@ Standard library only.
 
 from __future__ import annotations
 
-from ..spec import AppSpec
+from ..spec import command_app
 
-SPEC = AppSpec(
-    key="terminal",
-    launch="command",
-    command=("xterm",),
-    window_class="xterm",
+SPEC = command_app(
+    "terminal",
+    command="xterm",
     aliases=("xterm", "shell", "console", "gnome-terminal", "gnome terminal", "bash"),
     opens_files=False,
     ready_marker=True,
     packages=("xterm",),
-    doctor=("xterm",),
 )

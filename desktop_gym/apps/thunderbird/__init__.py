@@ -8,19 +8,15 @@ on a session profile set up for that account (``launch.py``, ``server.py``). Sta
 
 from __future__ import annotations
 
-from ..spec import AppSpec
+from ..spec import command_app
 
-SPEC = AppSpec(
-    key="thunderbird",
-    launch="command",
-    command=("thunderbird",),
-    window_class="thunderbird",
+SPEC = command_app(
+    "thunderbird",
     aliases=("mail", "email", "e-mail", "mail client", "email client", "thunderbird mail"),
     packages=("thunderbird", "dovecot-imapd"),
     doctor=("thunderbird", "/usr/lib/dovecot/imap"),
     opens_files=False,
     file_types=(".eml",),
-    tools="desktop_gym.apps.thunderbird.tools:ThunderbirdTools",
-    launch_hook="desktop_gym.apps.thunderbird.launch:thunderbird_argv",
-    ready_hook="desktop_gym.apps.thunderbird.launch:wait_thunderbird_ready",
+    tools="ThunderbirdTools",
+    hooks="thunderbird",
 )

@@ -8,18 +8,14 @@ device. Standard library only.
 
 from __future__ import annotations
 
-from ..spec import AppSpec
+from ..spec import command_app
 
-SPEC = AppSpec(
-    key="vlc",
-    launch="command",
-    command=("vlc",),
-    window_class="vlc",
+SPEC = command_app(
+    "vlc",
     aliases=("media player", "video player", "music player", "audio player", "vlc media player", "cvlc"),
     packages=("vlc", "ffmpeg"),  # ffmpeg makes the tasks' clips inside the desktop
     doctor=("vlc", "ffmpeg"),
     file_types=(".mp4", ".mkv", ".webm", ".ogg", ".mp3", ".wav", ".avi", ".m3u"),
-    tools="desktop_gym.apps.vlc.tools:VlcTools",
-    launch_hook="desktop_gym.apps.vlc.launch:vlc_argv",
-    ready_hook="desktop_gym.apps.vlc.launch:wait_vlc_ready",
+    tools="VlcTools",
+    hooks="vlc",
 )

@@ -10,19 +10,17 @@ code-server offline from the npm registry. Standard library only.
 
 from __future__ import annotations
 
-from ..spec import AppSpec
+from ..spec import command_app
 
-SPEC = AppSpec(
-    key="vscode",
-    launch="command",
-    command=("code-server",),
+SPEC = command_app(
+    "vscode",
+    command="code-server",
     window_class="gym-vscode",
     aliases=("vs code", "visual studio code", "code", "code-server", "code editor", "ide"),
     packages=("chromium", "nodejs", "ripgrep"),
     doctor=("code-server", "chromium", "node"),
     domain="vs_code",
     file_types=(".py", ".js", ".ts", ".json", ".md", ".yaml", ".toml", ".sh"),
-    tools="desktop_gym.apps.vscode.tools:VSCodeTools",
-    launch_hook="desktop_gym.apps.vscode.launch:vscode_argv",
-    ready_hook="desktop_gym.apps.vscode.launch:wait_vscode_ready",
+    tools="VSCodeTools",
+    hooks="vscode",
 )

@@ -22,6 +22,7 @@ from typing import Any
 
 from ...errors import DevToolsError
 from ...polling import poll_until
+from ..chrome.launch import CHROMIUM_QUIET_FLAGS
 
 #: The code-server command (scripts/install_code_server.sh links it on PATH).
 CODE_SERVER = "code-server"
@@ -50,22 +51,9 @@ QUIET_SETTINGS: dict[str, Any] = {
     "window.title": "${activeEditorLong}${separator}${rootPath}${separator}code-server",
     "workbench.editor.labelFormat": "long",
 }
-#: Flags of the workbench window (see the Chrome app's ``QUIET_FLAGS``: the same reasons).
+#: Flags of the workbench window: the Chrome app's quiet ones, for the same reasons.
 WINDOW_FLAGS = (
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--no-sandbox",
-    "--test-type",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-breakpad",
-    "--disable-session-crashed-bubble",
-    "--hide-crash-restore-bubble",
-    "--no-pings",
-    "--password-store=basic",
+    *CHROMIUM_QUIET_FLAGS,
     "--disable-features=Translate,MediaRouter,OptimizationHints",
     "--start-maximized",
     f"--class={WINDOW_CLASS}",

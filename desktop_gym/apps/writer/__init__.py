@@ -10,9 +10,8 @@ from ..spec_office import libreoffice_app
 
 SPEC: AppSpec = libreoffice_app(
     "writer",
-    "--writer",
     aliases=("lowriter", "word", "word processor", "document", "swriter"),
     packages=("libreoffice-writer",),
     file_types=(".docx", ".odt", ".doc", ".rtf", ".txt"),
-    tools="desktop_gym.apps.writer.tools:WriterTools",
+    tools="WriterTools",
 )
