@@ -12,7 +12,14 @@ def tiny_llama(vocab_size: int = 64, seed: int = 0, context: int = 128) -> Any:
     import transformers
 
     torch.manual_seed(seed)
-    config = transformers.LlamaConfig(
+    return transformers.LlamaForCausalLM(tiny_llama_config(vocab_size, context)).eval()
+
+
+def tiny_llama_config(vocab_size: int, context: int) -> Any:
+    """The config of :func:`tiny_llama` (also the text tower of the tiny vision models)."""
+    import transformers
+
+    return transformers.LlamaConfig(
         vocab_size=vocab_size,
         hidden_size=32,
         intermediate_size=64,
@@ -21,7 +28,6 @@ def tiny_llama(vocab_size: int = 64, seed: int = 0, context: int = 128) -> Any:
         num_key_value_heads=4,
         max_position_embeddings=context,
     )
-    return transformers.LlamaForCausalLM(config).eval()
 
 
 @lru_cache(maxsize=1)
@@ -83,15 +89,7 @@ def tiny_vlm(seed: int = 0, image_size: int = 32, patch_size: int = 8) -> tuple[
         patch_size=patch_size,
         projection_dim=32,
     )
-    text = transformers.LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        max_position_embeddings=2048,
-    )
+    text = tiny_llama_config(len(tokenizer), context=2048)
     config = transformers.LlavaConfig(
         vision_config=vision,
         text_config=text,
@@ -145,15 +143,7 @@ def tiny_idefics3(seed: int = 0) -> tuple[Any, Any]:
     vision = transformers.Idefics3VisionConfig(
         hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, image_size=32, patch_size=8
     )
-    text = transformers.LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        max_position_embeddings=2048,
-    )
+    text = tiny_llama_config(len(tokenizer), context=2048)
     config = transformers.Idefics3Config(
         vision_config=vision.to_dict(),
         text_config=text.to_dict(),
