@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import imaplib
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -106,24 +107,22 @@ class ImapSession:
 
     def command(self, name: str, *args: object) -> list[object]:
         """Run one IMAP command (``imaplib`` method ``name``); its data, or :class:`MailServerError`."""
-        try:
-            kind, data = getattr(self.imap, name)(*args)
-        except (OSError, imaplib.IMAP4.error) as error:
-            raise MailServerError(f"the mail server refused {name.upper()}: {error}") from None
-        if kind != "OK":
-            detail = b" ".join(d for d in data if isinstance(d, bytes)).decode(errors="replace")[:200]
-            raise MailServerError(f"the mail server refused {name.upper()}: {detail}")
-        return list(data)
+        return self._checked(name.upper(), getattr(self.imap, name), *args)
 
     def uid(self, command: str, *args: str) -> list[object]:
         """Run one ``UID <command>``."""
+        return self._checked(f"UID {command}", self.imap.uid, command, *args)
+
+    @staticmethod
+    def _checked(label: str, call: Callable[..., tuple[str, list[object]]], *args: object) -> list[object]:
+        """``call(*args)``'s data when the server answers OK; else :class:`MailServerError` naming ``label``."""
         try:
-            kind, data = self.imap.uid(command, *args)
+            kind, data = call(*args)
         except (OSError, imaplib.IMAP4.error) as error:
-            raise MailServerError(f"the mail server refused UID {command}: {error}") from None
+            raise MailServerError(f"the mail server refused {label}: {error}") from None
         if kind != "OK":
             detail = b" ".join(d for d in data if isinstance(d, bytes)).decode(errors="replace")[:200]
-            raise MailServerError(f"the mail server refused UID {command}: {detail}")
+            raise MailServerError(f"the mail server refused {label}: {detail}")
         return list(data)
 
     def folders(self) -> list[dict[str, object]]:
