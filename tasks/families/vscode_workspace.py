@@ -8,7 +8,7 @@ code-server's extension record.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -110,46 +110,51 @@ class EditConfig(VSCodeTask):
         return {**params, "port": params["port"] + 1}
 
 
-class OpenFile(VSCodeTask):
+class _OpenInWorkbench(VSCodeTask):
+    """Open one path of a sampled project in the workbench; the classes differ only in data."""
+
+    #: the parameter holding the path to open
+    target: ClassVar[str]
+    #: the project-relative paths the target is drawn from
+    choices: ClassVar[tuple[str, ...]]
+    #: the VS Code API call that opens the path
+    call: ClassVar[str]
+    #: the ``verify_vscode_workbench`` argument that must equal the path
+    field: ClassVar[str]
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        project = pick(rng, PROJECTS)
+        return {"project": project, self.target: f"~/{project}/{pick(rng, self.choices)}"}
+
+    def verify(self, ctx: TaskContext) -> VerifierResult:
+        return verify_vscode_workbench(self.workbench(ctx), **{self.field: ctx.params[self.target]})
+
+    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
+        return api_calls(vscode_call(self.call, path=params[self.target]))
+
+
+class OpenFile(_OpenInWorkbench):
     """A file of the project in the active editor."""
 
     id = "vscode.open_file"
     oracles = ("api",)
     goal = "Open the file {path} in the VS Code editor (it should be the active editor)."
     tags = ("vscode", "navigation")
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        project = pick(rng, PROJECTS)
-        return {"project": project, "path": f"~/{project}/{pick(rng, OPENABLE)}"}
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_vscode_workbench(self.workbench(ctx), active_file=ctx.params["path"])
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(vscode_call("open_file", path=params["path"]))
+    target, choices, call, field = "path", OPENABLE, "open_file", "active_file"
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         others = [f"~/{params['project']}/{name}" for name in OPENABLE]
         return {**params, "path": pick(rng, [p for p in others if p != params["path"]])}
 
 
-class OpenFolder(VSCodeTask):
+class OpenFolder(_OpenInWorkbench):
     """Another folder as the workspace."""
 
     id = "vscode.open_folder"
     oracles = ("api",)
     goal = "Make VS Code show the folder {folder} as its workspace."
     tags = ("vscode", "navigation")
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        project = pick(rng, PROJECTS)
-        return {"project": project, "folder": f"~/{project}/{pick(rng, ('app', 'tests'))}"}
-
-    def verify(self, ctx: TaskContext) -> VerifierResult:
-        return verify_vscode_workbench(self.workbench(ctx), folder=ctx.params["folder"])
-
-    def api_oracle(self, params: Mapping[str, Any]) -> Policy:
-        return api_calls(vscode_call("open_folder", path=params["folder"]))
+    target, choices, call, field = "folder", ("app", "tests"), "open_folder", "folder"
 
     def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {**params, "folder": self.project(params)}
