@@ -8,6 +8,7 @@ passes ``dy`` to ``pyautogui.scroll``: positive ``dy`` scrolls up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from desktop_gym.actions import types as act
@@ -104,34 +105,20 @@ def typing(ctx: ParseContext, text: str) -> Action:
     return act.TypeText(text)
 
 
-@action("PRESS", styles=[STYLE], aliases=["press"])
-def press(ctx: ParseContext, key: str) -> Action:
-    """Press and release one key, e.g. "enter".
+def _key_action(name: str, summary: str, make: Callable[[str], Action]) -> Callable[..., Action]:
+    """Register the one-key action ``name`` (alias: its lowercase), which parses to ``make(key)``."""
 
-    Args:
-        key: The key name.
-    """
-    return act.Press(normalize_key(key))
+    def parse(ctx: ParseContext, key: str) -> Action:
+        return make(normalize_key(key))
 
-
-@action("KEY_DOWN", styles=[STYLE], aliases=["key_down"])
-def key_down(ctx: ParseContext, key: str) -> Action:
-    """Press and hold one key.
-
-    Args:
-        key: The key name.
-    """
-    return act.KeyDown(normalize_key(key))
+    parse.__doc__ = f"{summary}\n\nArgs:\n    key: The key name.\n"
+    parse.__name__ = parse.__qualname__ = name.lower()
+    return action(name, styles=[STYLE], aliases=[name.lower()])(parse)
 
 
-@action("KEY_UP", styles=[STYLE], aliases=["key_up"])
-def key_up(ctx: ParseContext, key: str) -> Action:
-    """Release a held key.
-
-    Args:
-        key: The key name.
-    """
-    return act.KeyUp(normalize_key(key))
+press = _key_action("PRESS", 'Press and release one key, e.g. "enter".', act.Press)
+key_down = _key_action("KEY_DOWN", "Press and hold one key.", act.KeyDown)
+key_up = _key_action("KEY_UP", "Release a held key.", act.KeyUp)
 
 
 @action("HOTKEY", styles=[STYLE], aliases=["hotkey"])
