@@ -1,4 +1,4 @@
-"""What the trainer-adapter examples share: their command line, the learning demo's setup, the summary line.
+"""What the trainer-adapter examples share: their command lines, the learning demo's setup, the summary line.
 
 Every example runs on ``demo.enter_number`` with the learning demo's prompt by default
 (``AdapterPrompt.demo()``: one call described with an example, the answer prefilled with
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktop_gym.train.adapters.episode import SOURCE_VARIABLE, EnvSource
@@ -49,6 +50,72 @@ def episode_args(description: str, episodes: int = 8, temperature: float = 0.5) 
     os.environ.setdefault(SOURCE_VARIABLE, demo_source(args.max_steps).to_json())
     os.environ.setdefault(PROMPT_VARIABLE, (AdapterPrompt() if args.no_demo_prompt else AdapterPrompt.demo()).to_json())
     return args
+
+
+def trl_args(description: str, temperature: float) -> argparse.Namespace:
+    """Parse the TRL examples' options: the task, optimizer steps, group size, temperature and env server.
+
+    Args:
+        description: the example's one-line description, for ``--help``.
+        temperature: the default sampling temperature.
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--task", default=DEMO_TASK)
+    parser.add_argument("--steps", type=int, default=2, help="optimizer steps")
+    parser.add_argument("--group-size", type=int, default=4, help="completions per prompt (one GRPO group a step)")
+    parser.add_argument("--temperature", type=float, default=temperature)
+    parser.add_argument("--env-server", default=None, help="host:port of desktop-gym serve (default: desktops here)")
+    parser.add_argument("--token", default=None)
+    args = parser.parse_args()
+    if not 1 <= args.steps <= 100 or not 2 <= args.group_size <= 64:
+        parser.error("need 1 <= --steps <= 100 and 2 <= --group-size <= 64")
+    return args
+
+
+def trl_config(args: argparse.Namespace, prefix: str, **options: Any) -> Any:
+    """TRL's ``GRPOConfig`` for a TRL example on CPU: ``--steps`` steps of one ``--group-size`` group, no saving.
+
+    Args:
+        args: the options :func:`trl_args` parsed.
+        prefix: the prefix of the run's fresh output folder.
+        **options: the example's own ``GRPOConfig`` fields.
+    """
+    from trl import GRPOConfig
+
+    return GRPOConfig(
+        output_dir=tempfile.mkdtemp(prefix=prefix),
+        per_device_train_batch_size=args.group_size,
+        num_generations=args.group_size,
+        max_steps=args.steps,
+        learning_rate=1e-5,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
+        seed=0,
+        **options,
+    )
+
+
+def train_and_report(trainer: Any, desktops: Any, describe: Callable[[dict[str, Any]], str]) -> list[float]:
+    """Train, close ``desktops`` whatever happened, print a line per optimizer step; returns the gradient norms.
+
+    Args:
+        trainer: TRL's ``GRPOTrainer``.
+        desktops: what holds the example's desktops (its ``close()`` ends them).
+        describe: a step's rewards in words, from its ``log_history`` entry.
+    """
+    try:
+        trainer.train()
+    finally:
+        desktops.close()
+    norms = []
+    for entry in trainer.state.log_history:
+        if "grad_norm" in entry:
+            norms.append(float(entry["grad_norm"]))
+            print(f"step {entry.get('step')}: {describe(entry)}, grad norm {norms[-1]:.4f}")
+    return norms
 
 
 def seeds_for(args: argparse.Namespace) -> list[int]:

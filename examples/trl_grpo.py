@@ -15,12 +15,10 @@ sometimes::
 
 from __future__ import annotations
 
-import argparse
-import tempfile
 import time
 
-from adapter_example import DEMO_TASK, demo_source, summary_line
-from trl import GRPOConfig, GRPOTrainer
+from adapter_example import demo_source, summary_line, train_and_report, trl_args, trl_config
+from trl import GRPOTrainer
 
 from desktop_gym.llm.model import load_default_model
 from desktop_gym.train.adapters.trl import TOOL_CALL_PREFILL, DesktopGymSpec, with_tool_chat_template
@@ -37,16 +35,7 @@ temperature 0.5, the number often lands in ``cell``; with it: 12/12 at 0.5, 2/12
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default=DEMO_TASK)
-    parser.add_argument("--steps", type=int, default=2, help="optimizer steps")
-    parser.add_argument("--group-size", type=int, default=4, help="completions per prompt (one GRPO group a step)")
-    parser.add_argument("--temperature", type=float, default=0.8)
-    parser.add_argument("--env-server", default=None, help="host:port of desktop-gym serve (default: desktops here)")
-    parser.add_argument("--token", default=None)
-    args = parser.parse_args()
-    if not 1 <= args.steps <= 100 or not 2 <= args.group_size <= 64:
-        parser.error("need 1 <= --steps <= 100 and 2 <= --group-size <= 64")
+    args = trl_args(__doc__.splitlines()[0], temperature=0.8)
 
     started = time.monotonic()
     spec = DesktopGymSpec(
@@ -57,21 +46,8 @@ def main() -> None:
         system_prompt=DEMO_TOOL_ROLE,
     )
     tokenizer, model = load_default_model()
-    config = GRPOConfig(
-        output_dir=tempfile.mkdtemp(prefix="trl-desktop-"),
-        per_device_train_batch_size=args.group_size,
-        num_generations=args.group_size,
-        max_completion_length=32,
-        max_tool_calling_iterations=1,
-        temperature=args.temperature,
-        max_steps=args.steps,
-        learning_rate=1e-5,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        use_cpu=True,
-        bf16=False,
-        seed=0,
+    config = trl_config(
+        args, "trl-desktop-", max_completion_length=32, max_tool_calling_iterations=1, temperature=args.temperature
     )
     trainer = GRPOTrainer(
         model=model,
@@ -81,15 +57,7 @@ def main() -> None:
         environment_factory=spec.environment_factory,
         reward_funcs=spec.reward_funcs,
     )
-    try:
-        trainer.train()
-    finally:
-        spec.close()
-    norms = []
-    for entry in trainer.state.log_history:
-        if "grad_norm" in entry:
-            norms.append(float(entry["grad_norm"]))
-            print(f"step {entry.get('step')}: reward {entry.get('reward')} (verifier), grad norm {norms[-1]:.4f}")
+    norms = train_and_report(trainer, spec, lambda entry: f"reward {entry.get('reward')} (verifier)")
     rewards = [reward for env in spec.instances for reward in env.rewards]
     print(f"took {time.monotonic() - started:.0f} s")
     print(summary_line("trl_environment_factory", rewards, norms))

@@ -11,12 +11,11 @@ and task, where the untrained model succeeds sometimes::
 
 from __future__ import annotations
 
-import argparse
-import tempfile
 import time
+from typing import Any
 
-from adapter_example import DEMO_TASK, demo_source, summary_line
-from trl import GRPOConfig, GRPOTrainer
+from adapter_example import demo_source, summary_line, train_and_report, trl_args, trl_config
+from trl import GRPOTrainer
 
 from desktop_gym.llm.model import load_default_model
 from desktop_gym.train.adapters.prompting import AdapterPrompt
@@ -28,17 +27,13 @@ from desktop_gym.train.adapters.trl_rollout import (
 )
 
 
+def _step_rewards(entry: dict[str, Any]) -> str:
+    reward, step_reward = (entry.get(f"rewards/{name}/mean") for name in ("desktop_reward", "desktop_step_reward"))
+    return f"desktop_reward {reward}, desktop_step_reward {step_reward}"
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default=DEMO_TASK)
-    parser.add_argument("--steps", type=int, default=2, help="optimizer steps")
-    parser.add_argument("--group-size", type=int, default=4, help="completions per prompt (one GRPO group a step)")
-    parser.add_argument("--temperature", type=float, default=0.5)
-    parser.add_argument("--env-server", default=None, help="host:port of desktop-gym serve (default: desktops here)")
-    parser.add_argument("--token", default=None)
-    args = parser.parse_args()
-    if not 1 <= args.steps <= 100 or not 2 <= args.group_size <= 64:
-        parser.error("need 1 <= --steps <= 100 and 2 <= --group-size <= 64")
+    args = trl_args(__doc__.splitlines()[0], temperature=0.5)
 
     started = time.monotonic()
     rollout = DesktopRolloutFunc(
@@ -49,21 +44,7 @@ def main() -> None:
         prompt=AdapterPrompt.demo(),
     )
     tokenizer, model = load_default_model()
-    config = GRPOConfig(
-        output_dir=tempfile.mkdtemp(prefix="trl-rollout-"),
-        per_device_train_batch_size=args.group_size,
-        num_generations=args.group_size,
-        max_completion_length=64,
-        max_steps=args.steps,
-        learning_rate=1e-5,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        use_cpu=True,
-        bf16=False,
-        gradient_checkpointing=False,
-        seed=0,
-    )
+    config = trl_config(args, "trl-rollout-", max_completion_length=64, gradient_checkpointing=False)
     trainer = GRPOTrainer(
         model=model,
         args=config,
@@ -72,21 +53,7 @@ def main() -> None:
         rollout_func=rollout,
         reward_funcs=[desktop_reward, desktop_step_reward],
     )
-    try:
-        trainer.train()
-    finally:
-        rollout.close()
-    norms = []
-    for entry in trainer.state.log_history:
-        if "grad_norm" in entry:
-            norms.append(float(entry["grad_norm"]))
-            reward, step_reward = (
-                entry.get(f"rewards/{name}/mean") for name in ("desktop_reward", "desktop_step_reward")
-            )
-            print(
-                f"step {entry.get('step')}: desktop_reward {reward}, desktop_step_reward {step_reward}, "
-                f"grad norm {norms[-1]:.4f}"
-            )
+    norms = train_and_report(trainer, rollout, _step_rewards)
     print(f"took {time.monotonic() - started:.0f} s")
     print(summary_line("trl_rollout", rollout.rewards, norms))
 
