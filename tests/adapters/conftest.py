@@ -51,6 +51,19 @@ def cpu_grpo_args(output_dir: Any, **overrides: Any) -> Any:
     return GRPOConfig(**{**options, **overrides})
 
 
+def train_grpo(model: Any, processing_class: Any, args: Any, desktops: Any, **data: Any) -> Any:
+    """Train TRL's ``GRPOTrainer`` on ``data`` (dataset, rollout or environment factory, reward functions),
+    then close ``desktops`` (the object holding the desktops) whatever happened; returns the trainer."""
+    from trl import GRPOTrainer
+
+    trainer = GRPOTrainer(model=model, args=args, processing_class=processing_class, **data)
+    try:
+        trainer.train()
+    finally:
+        desktops.close()
+    return trainer
+
+
 @pytest.fixture(scope="session")
 def smol() -> tuple[Any, Any]:
     """A fresh ``(tokenizer, model)`` of SmolLM2-135M-Instruct (the offline default model)."""

@@ -15,7 +15,7 @@ from desktop_gym.train.adapters.trl import (
     with_tool_chat_template,
 )
 
-from .conftest import DEMO_SOURCE, DEMO_TASK_ID, DEMO_TOOLS, SOURCE, TASK_ID, TOOLS, cpu_grpo_args
+from .conftest import DEMO_SOURCE, DEMO_TASK_ID, DEMO_TOOLS, SOURCE, TASK_ID, TOOLS, cpu_grpo_args, train_grpo
 from .scripted import demo_answer
 from .vision import IMAGE_TOKEN, PIXELS, stand_in_vision_processor
 
@@ -34,24 +34,11 @@ def test_environment_class_pickles_without_a_desktop_and_exposes_only_the_chosen
 @pytest.mark.stage_adapters
 @pytest.mark.timeout(600)  # 140 s on a quiet machine, over 300 s with the 2 cores shared ~10 ways
 def test_grpo_trainer_runs_two_steps_on_real_desktops_with_verifier_rewards(smol, tmp_path) -> None:
-    from trl import GRPOTrainer
-
     tokenizer, model = smol
-    tokenizer = with_tool_chat_template(tokenizer)
     spec = DesktopGymSpec([TASK_ID], seeds=range(2), source=SOURCE, tools=TOOLS)
     args = cpu_grpo_args(tmp_path, max_completion_length=40, max_tool_calling_iterations=1)
-    trainer = GRPOTrainer(
-        model=model,
-        args=args,
-        processing_class=tokenizer,
-        train_dataset=spec.train_dataset,
-        environment_factory=spec.environment_factory,
-        reward_funcs=spec.reward_funcs,
-    )
-    try:
-        trainer.train()
-    finally:
-        spec.close()
+    data = {"train_dataset": spec.train_dataset, "environment_factory": spec.environment_factory}
+    trainer = train_grpo(model, with_tool_chat_template(tokenizer), args, spec, reward_funcs=spec.reward_funcs, **data)
     assert trainer.state.global_step == 2
     logged = [entry for entry in trainer.state.log_history if f"rewards/{spec.env_class.__name__}/mean" in entry]
     assert len(logged) == 2, trainer.state.log_history

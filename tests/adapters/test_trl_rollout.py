@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,16 @@ from desktop_gym.train.adapters.trl_rollout import (
     rollout_dataset,
 )
 
-from .conftest import DEMO_SOURCE, DEMO_TASK_ID, DEMO_TOOLS, SOURCE, TASK_ID, TOOLS, cpu_grpo_args
+from .conftest import DEMO_SOURCE, DEMO_TASK_ID, DEMO_TOOLS, SOURCE, TASK_ID, TOOLS, cpu_grpo_args, train_grpo
 from .scripted import DEMO_PREFILL, StandInScriptedModel
+
+
+def _train_through(rollout: DesktopRolloutFunc, smol: Any, args: Any, dataset: Any, reward_funcs: Any) -> Any:
+    """Train GRPO on ``dataset`` through ``rollout`` with SmolLM2 (``smol``), then close its desktops."""
+    tokenizer, model = smol
+    return train_grpo(
+        model, tokenizer, args, rollout, train_dataset=dataset, rollout_func=rollout, reward_funcs=reward_funcs
+    )
 
 
 def test_rows_carry_task_and_seed_and_bad_prompts_are_named() -> None:
@@ -40,23 +49,10 @@ def test_rows_carry_task_and_seed_and_bad_prompts_are_named() -> None:
 @pytest.mark.stage_adapters
 @pytest.mark.timeout(600)
 def test_grpo_trainer_runs_two_steps_through_rollout_func_on_real_desktops(smol, tmp_path) -> None:
-    from trl import GRPOTrainer
-
     tokenizer, model = smol
     rollout = DesktopRolloutFunc(SOURCE, max_turns=2, max_new_tokens=12, tools=TOOLS)
     args = cpu_grpo_args(tmp_path, max_completion_length=512, gradient_checkpointing=False)
-    trainer = GRPOTrainer(
-        model=model,
-        args=args,
-        processing_class=tokenizer,
-        train_dataset=rollout_dataset([TASK_ID], seeds=range(2)),
-        rollout_func=rollout,
-        reward_funcs=desktop_reward,
-    )
-    try:
-        trainer.train()
-    finally:
-        rollout.close()
+    trainer = _train_through(rollout, smol, args, rollout_dataset([TASK_ID], seeds=range(2)), desktop_reward)
     assert trainer.state.global_step == 2
     assert len(rollout.rewards) == 4  # 2 steps x 2 completions, each a whole desktop episode
     assert all(verdict is not None for verdict in rollout.verdicts)  # the verifier judged every desktop
@@ -69,24 +65,12 @@ def test_grpo_trainer_runs_two_steps_through_rollout_func_on_real_desktops(smol,
 @pytest.mark.stage_adapters
 @pytest.mark.timeout(300)
 def test_rollout_func_gives_reward_one_to_the_correct_episode_and_zero_to_the_wrong_one(smol, tmp_path) -> None:
-    from trl import GRPOTrainer
-
     tokenizer, model = smol
     scripted = StandInScriptedModel(tokenizer, prefill=DEMO_PREFILL, wrong_episodes=frozenset({1}))
     rollout = DesktopRolloutFunc(DEMO_SOURCE, max_turns=1, tools=DEMO_TOOLS, prefill=DEMO_PREFILL, sampler=scripted)
     args = cpu_grpo_args(tmp_path, max_steps=1, max_completion_length=64, gradient_checkpointing=False)
-    trainer = GRPOTrainer(
-        model=model,
-        args=args,
-        processing_class=tokenizer,
-        train_dataset=rollout_dataset([DEMO_TASK_ID], seeds=range(2)),
-        rollout_func=rollout,
-        reward_funcs=[desktop_reward, desktop_step_reward],
-    )
-    try:
-        trainer.train()
-    finally:
-        rollout.close()
+    dataset = rollout_dataset([DEMO_TASK_ID], seeds=range(2))
+    trainer = _train_through(rollout, smol, args, dataset, [desktop_reward, desktop_step_reward])
     assert trainer.state.global_step == 1
     assert [wrong for _, wrong in scripted.answers] == [False, True]
     # The played action is the prefill plus the scripted continuation: the oracle's whole call.

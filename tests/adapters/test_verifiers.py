@@ -46,6 +46,27 @@ def read_traces(folder: Path) -> list[dict]:
     return [json.loads(line) for path in folder.rglob("traces.jsonl") for line in path.open()]
 
 
+def demo_example_args(open_dir: Path, episodes: int) -> list[str]:
+    """The example's options for ``episodes`` one-step demo episodes with every tool described, writing its
+    traces under ``open_dir / "runs"`` and its rows to ``open_dir / "rows.json"``."""
+    args = [str(EXAMPLE), "--task", DEMO_TASK_ID, "--no-demo-prompt", "--tools", *DEMO_TOOLS]
+    args += ["--episodes", str(episodes), "--max-steps", "1"]
+    return [*args, "--output-dir", str(open_dir / "runs"), "--json", str(open_dir / "rows.json")]
+
+
+def assert_only_the_correct_answer_earned_reward(scripted: StandInScriptedModel, runs: Path) -> None:
+    """Of the two scripted answers (one right, one wrong), verifiers' traces reward exactly the right one: its
+    trace reward is the task verifier's verdict on what the answer did to the sheet."""
+    assert sorted(wrong for _, wrong in scripted.answers) == [False, True]
+    correct = {text for text, wrong in scripted.answers if not wrong}
+    traces = read_traces(runs)
+    assert len(traces) == 2
+    for episode in traces:
+        (trace,) = episode["traces"]
+        answer = next(node["message"]["content"] for node in trace["nodes"] if node["message"]["role"] == "assistant")
+        assert trace["rewards"]["desktop_verifier"]["score"] == (1.0 if answer in correct else 0.0), trace["rewards"]
+
+
 PLAN = f"""
 import json
 import verifiers.v1 as vf
@@ -120,33 +141,12 @@ def test_run_eval_rolls_out_desktop_episodes_against_the_local_endpoint(open_dir
 @pytest.mark.timeout(CHILD_TIMEOUT + 60)
 def test_run_eval_gives_reward_one_to_the_correct_episode_and_zero_to_the_wrong_one(open_dir: Path) -> None:
     scripted = StandInScriptedModel(wrong_episodes=frozenset({1}))
-    rows_path = open_dir / "rows.json"
-    args = [
-        str(EXAMPLE),
-        "--task",
-        DEMO_TASK_ID,
-        "--no-demo-prompt",
-        "--tools",
-        *DEMO_TOOLS,
-        "--episodes",
-        "2",
-        "--max-steps",
-        "1",
-    ]
-    args += ["--prefill", "", "--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
+    args = [*demo_example_args(open_dir, episodes=2), "--prefill", ""]
     with scripted_endpoint(scripted) as base_url:
         result = run_outside_root([*args, "--base-url", base_url], open_dir, timeout=CHILD_TIMEOUT)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert sorted(wrong for _, wrong in scripted.answers) == [False, True]
-    correct = {text for text, wrong in scripted.answers if not wrong}
-    traces = [json.loads(line) for path in (open_dir / "runs").rglob("traces.jsonl") for line in path.open()]
-    assert len(traces) == 2
-    for episode in traces:
-        (trace,) = episode["traces"]
-        answer = next(node["message"]["content"] for node in trace["nodes"] if node["message"]["role"] == "assistant")
-        # verifiers' trace reward is the task verifier's verdict on what the scripted answer did to the sheet.
-        assert trace["rewards"]["desktop_verifier"]["score"] == (1.0 if answer in correct else 0.0), trace["rewards"]
-    rows = json.loads(rows_path.read_text())
+    assert_only_the_correct_answer_earned_reward(scripted, open_dir / "runs")
+    rows = json.loads((open_dir / "rows.json").read_text())
     assert sorted(row["reward"] for row in rows) == [0.0, 1.0]
 
 
@@ -169,37 +169,17 @@ def test_vf_eval_runs_the_desktop_environment_by_its_id(open_dir: Path) -> None:
         args += ["--client.base-url", base_url, "--client.api-key-var", "OPENAI_API_KEY"]
         result = run_outside_root(args, open_dir, timeout=CHILD_TIMEOUT, program=venv_program("vf-eval"))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
-    assert sorted(wrong for _, wrong in scripted.answers) == [False, True]
-    correct = {text for text, wrong in scripted.answers if not wrong}
-    traces = read_traces(open_dir / "runs")
-    assert len(traces) == 2
-    for episode in traces:
-        (trace,) = episode["traces"]
-        answer = next(node["message"]["content"] for node in trace["nodes"] if node["message"]["role"] == "assistant")
-        assert trace["rewards"]["desktop_verifier"]["score"] == (1.0 if answer in correct else 0.0), trace["rewards"]
+    assert_only_the_correct_answer_earned_reward(scripted, open_dir / "runs")
 
 
 @pytest.mark.stage_adapters
 @pytest.mark.timeout(CHILD_TIMEOUT + 60)
 def test_an_endpoint_outage_is_an_error_and_never_a_reward(open_dir: Path) -> None:
-    rows_path = open_dir / "rows.json"
-    args = [
-        str(EXAMPLE),
-        "--task",
-        DEMO_TASK_ID,
-        "--no-demo-prompt",
-        "--tools",
-        *DEMO_TOOLS,
-        "--episodes",
-        "1",
-        "--max-steps",
-        "1",
-    ]
-    args += ["--output-dir", str(open_dir / "runs"), "--json", str(rows_path)]
+    args = demo_example_args(open_dir, episodes=1)
     with outage_endpoint() as base_url:
         result = run_outside_root([*args, "--base-url", base_url], open_dir, timeout=CHILD_TIMEOUT)
     assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-3000:]  # the example fails loudly
-    (row,) = json.loads(rows_path.read_text())
+    (row,) = json.loads((open_dir / "rows.json").read_text())
     assert row["reward"] is None and row["desktop"]["scored"] is False, row
     assert row["desktop"]["steps"] == 0  # nothing was played on the desktop for the failed call
     assert [error["status_code"] for error in row["errors"]] == [503], row["errors"]
