@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
+from desktop_gym.guest.files import walk_folders
 
 from .tools_base import AppTools
 
@@ -122,22 +123,17 @@ class OSFileTools(AppTools):
 
     def _walk(self, parts: tuple[str, ...], create: bool, target: Path) -> int:
         """A descriptor of the folder ``home/parts...``, each component opened with O_NOFOLLOW."""
-        fd = os.open(self.home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            for part in parts:
-                try:
-                    child = self._checked_open(part, _DIRECTORY_FLAGS, fd, target)
-                except ApiCallError:
-                    if not create or os.path.lexists(f"/proc/self/fd/{fd}/{part}"):
-                        raise
-                    os.mkdir(part, 0o755, dir_fd=fd)
-                    child = self._checked_open(part, _DIRECTORY_FLAGS, fd, target)
-                os.close(fd)
-                fd = child
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+
+        def open_folder(fd: int, part: str) -> int:
+            try:
+                return self._checked_open(part, _DIRECTORY_FLAGS, fd, target)
+            except ApiCallError:
+                if not create or os.path.lexists(f"/proc/self/fd/{fd}/{part}"):
+                    raise
+                os.mkdir(part, 0o755, dir_fd=fd)
+                return self._checked_open(part, _DIRECTORY_FLAGS, fd, target)
+
+        return walk_folders(self.home, parts, open_folder)
 
     def _checked_open(self, name: str, flags: int, dir_fd: int, target: Path) -> int:
         try:

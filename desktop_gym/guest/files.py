@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
@@ -75,32 +76,52 @@ def _home_parts(path: str, target: Path, home: str | Path) -> list[str] | None:
     return None
 
 
-def _open_folders(path: str, home: Path, folders: list[str]) -> int:
-    """Open (creating as needed) ``home/folders...`` one level at a time, following no link."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+def walk_folders(home: str | Path, folders: Iterable[str], open_child: Callable[[int, str], int]) -> int:
+    """A descriptor of the folder ``home/folders...``, opened one level at a time.
+
+    Args:
+        home: Where the walk starts.
+        folders: The names of the folders below it, outermost first.
+        open_child: ``open_child(parent_fd, name)`` opens one level (following no link) and returns
+            its descriptor; each parent is closed once its child is open.
+
+    Returns:
+        The innermost folder's descriptor, which the caller closes.
+    """
     fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    walked = "~"
     try:
-        for folder in folders:
-            walked += f"/{folder}"
-            try:
-                os.mkdir(folder, 0o755, dir_fd=fd)
-            except FileExistsError:
-                pass
-            try:
-                child = os.open(folder, flags, dir_fd=fd)
-            except (NotADirectoryError, OSError) as error:
-                if stat.S_ISLNK(os.stat(folder, dir_fd=fd, follow_symlinks=False).st_mode):
-                    raise PermissionError(f"{walked} is a symbolic link; {path!r} is not written through it") from None
-                if isinstance(error, NotADirectoryError):
-                    raise NotADirectoryError(f"{walked} is a file, not a folder; {path!r} cannot be written") from None
-                raise
+        for name in folders:
+            child = open_child(fd, name)
             os.close(fd)
             fd = child
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _open_folders(path: str, home: Path, folders: list[str]) -> int:
+    """Open (creating as needed) ``home/folders...`` one level at a time, following no link."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    walked = "~"
+
+    def open_folder(fd: int, folder: str) -> int:
+        nonlocal walked
+        walked += f"/{folder}"
+        try:
+            os.mkdir(folder, 0o755, dir_fd=fd)
+        except FileExistsError:
+            pass
+        try:
+            return os.open(folder, flags, dir_fd=fd)
+        except (NotADirectoryError, OSError) as error:
+            if stat.S_ISLNK(os.stat(folder, dir_fd=fd, follow_symlinks=False).st_mode):
+                raise PermissionError(f"{walked} is a symbolic link; {path!r} is not written through it") from None
+            if isinstance(error, NotADirectoryError):
+                raise NotADirectoryError(f"{walked} is a file, not a folder; {path!r} cannot be written") from None
+            raise
+
+    return walk_folders(home, folders, open_folder)
 
 
 def _write_and_close(fd: int, data: bytes, mode: int) -> None:
