@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import grpc
 import pytest
 
@@ -18,6 +22,17 @@ OBSERVATION = ["instruction", "last_action_error"]
 
 def remote(server: EnvServer, **options) -> RemoteEnv:
     return RemoteEnv(TASK, server.address, server.token, observation=OBSERVATION, **options)
+
+
+@contextmanager
+def remote_vec(server: EnvServer, num_envs: int) -> Iterator[Any]:
+    """``num_envs`` envs of ``server`` as one vector env, reset with seed 0; closed afterwards."""
+    vec = make_vec(TASK, num_envs=num_envs, servers=[(server.address, server.token)], observation=OBSERVATION)
+    try:
+        vec.reset(seed=0)
+        yield vec
+    finally:
+        vec.close()
 
 
 @pytest.mark.parametrize("length", [65_537, 10 * 1024 * 1024])
@@ -82,34 +97,22 @@ def test_an_id_no_server_issued_is_not_found_and_an_earlier_runs_id_is_lost(load
 
 
 def test_one_bad_action_in_a_vector_step_loses_no_other_envs_result(loadtest_server):
-    vec = make_vec(
-        TASK, num_envs=3, servers=[(loadtest_server.address, loadtest_server.token)], observation=OBSERVATION
-    )
-    try:
-        vec.reset(seed=0)
+    with remote_vec(loadtest_server, num_envs=3) as vec:
         observations, rewards, terminated, truncated, infos = vec.step(["x" * 70_000, "wait()", {1, 2}])
-        errors = observations["last_action_error"]
-        assert "characters long" in errors[0] and errors[1] == "" and "RemoteEnv takes agent text" in errors[2]
-        assert list(infos["step"][:2]) == [1, 1]  # env 1's step ran and its result came back
-        assert not terminated.any() and not truncated.any()
-    finally:
-        vec.close()
+    errors = observations["last_action_error"]
+    assert "characters long" in errors[0] and errors[1] == "" and "RemoteEnv takes agent text" in errors[2]
+    assert list(infos["step"][:2]) == [1, 1]  # env 1's step ran and its result came back
+    assert not terminated.any() and not truncated.any()
 
 
 def test_a_lost_env_in_a_vector_step_raises_with_the_other_envs_results(loadtest_server):
-    vec = make_vec(
-        TASK, num_envs=2, servers=[(loadtest_server.address, loadtest_server.token)], observation=OBSERVATION
-    )
-    try:
-        vec.reset(seed=0)
+    with remote_vec(loadtest_server, num_envs=2) as vec:
         loadtest_server.close_env(vec.envs[0].env_id)  # as a reclaimed lease would
         with pytest.raises(VectorStepError, match="1 of 2 envs failed") as caught:
             vec.step(["wait()", "wait()"])
         assert isinstance(caught.value.failures[0], EnvLostError)
         assert caught.value.results[0] is None and caught.value.results[1][4]["step"] == 1
         assert vec.envs[1].step("wait()")[4]["step"] == 2  # env 1 went on from the kept result
-    finally:
-        vec.close()
 
 
 def test_a_remote_error_keeps_the_type_desktop_env_raises(loadtest_server):
