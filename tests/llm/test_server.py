@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 import openai
@@ -23,15 +24,15 @@ def client(endpoint: str) -> openai.OpenAI:
     return openai.OpenAI(base_url=endpoint, api_key="unused", max_retries=0)
 
 
+def greedy_hello(client: openai.OpenAI, **options: Any) -> Any:
+    """A greedy answer with log-probs to "Say hello." (``options`` add to or override the request's fields)."""
+    request = {"model": "m", "messages": [{"role": "user", "content": "Say hello."}], "temperature": 0}
+    return client.chat.completions.create(**{**request, "logprobs": True, **options})
+
+
 def test_models_and_a_plain_answer_with_logprobs(client: openai.OpenAI) -> None:
     assert [m.id for m in client.models.list()] == ["SmolLM2-135M-Instruct"]
-    response = client.chat.completions.create(
-        model="anything",
-        messages=[{"role": "user", "content": "Say hello."}],
-        max_tokens=5,
-        temperature=0,
-        logprobs=True,
-    )
+    response = greedy_hello(client, model="anything", max_tokens=5)
     choice = response.choices[0]
     assert choice.message.content and choice.finish_reason in ("stop", "length")
     assert len(choice.logprobs.content) == response.usage.completion_tokens <= 5
@@ -209,14 +210,7 @@ def test_tool_choice_required_gives_a_tool_call_or_a_400(client: openai.OpenAI) 
 
 
 def test_top_logprobs_are_the_most_likely_tokens_in_order(client: openai.OpenAI) -> None:
-    response = client.chat.completions.create(
-        model="m",
-        messages=[{"role": "user", "content": "Say hello."}],
-        max_tokens=4,
-        temperature=0,
-        logprobs=True,
-        top_logprobs=3,
-    )
+    response = greedy_hello(client, max_tokens=4, top_logprobs=3)
     content = response.choices[0].logprobs.content
     assert content
     for item in content:
