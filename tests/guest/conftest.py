@@ -11,6 +11,14 @@ from desktop_gym.backends.xauth import connect_display
 from desktop_gym.guest.client import GuestClient
 
 
+def launched_app(guest: GuestClient, app: str, file: str | None = None, timeout: float = 60.0) -> Iterator[GuestClient]:
+    """The body of a module fixture: start ``app`` (on ``file``), yield the guest, then kill the apps."""
+    info = guest.launch_app(app, file, timeout=timeout)
+    assert info.alive
+    yield guest
+    guest.kill_apps()
+
+
 class EventProbe:
     """An override-redirect window at a fixed place that records pointer and key events."""
 

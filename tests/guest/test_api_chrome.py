@@ -11,6 +11,8 @@ import pytest
 
 from desktop_gym.guest.client import GuestClient, GuestError
 
+from .conftest import launched_app
+
 pytestmark = pytest.mark.slow
 
 
@@ -23,10 +25,7 @@ def browser(_session_guest: GuestClient) -> Iterator[GuestClient]:
     """One Chromium for the module (a launch takes seconds); every test starts from one tab."""
     _session_guest.kill_apps()
     _session_guest.exec("rm -rf ~/.config/chromium ~/Downloads", shell=True)
-    info = _session_guest.launch_app("chrome", timeout=60.0)
-    assert info.alive
-    yield _session_guest
-    _session_guest.kill_apps()
+    yield from launched_app(_session_guest, "chrome")
 
 
 @pytest.fixture

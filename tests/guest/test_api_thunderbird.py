@@ -204,31 +204,14 @@ def test_contacts_filters_and_preferences_in_the_profile(mail: GuestClient) -> N
     )
     assert "ana@example.com" in rows
     assert {"name": "Ana Lima", "email": "ana@example.com"} in tb(mail, "list_contacts")
-    tb(
-        mail,
-        "create_filter",
-        name="Receipts",
-        field="subject",
-        operator="contains",
-        value="receipt",
-        action="Move to folder",
-        to_folder="Projects",
-    )
+    move = {"field": "subject", "operator": "contains", "action": "Move to folder"}
+    tb(mail, "create_filter", name="Receipts", value="receipt", to_folder="Projects", **move)
     rules = sh(mail, f"cat {PROFILE}/ImapMail/127.0.0.1/msgFilterRules.dat")
     assert (
         'actionValue="imap://me@127.0.0.1/Projects"' in rules and 'condition="AND (subject,contains,receipt)"' in rules
     )
     with pytest.raises(GuestError, match="no folder 'Nope'"):
-        tb(
-            mail,
-            "create_filter",
-            name="X",
-            field="subject",
-            operator="contains",
-            value="x",
-            action="Move to folder",
-            to_folder="Nope",
-        )
+        tb(mail, "create_filter", name="X", value="x", to_folder="Nope", **move)
     with pytest.raises(GuestError, match="field must be one of"):
         tb(mail, "create_filter", name="X", field="date", operator="contains", value="x", action="Delete")
     tb(mail, "set_preference", key="mail.spellcheck.inline", value=False)

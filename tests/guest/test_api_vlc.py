@@ -17,6 +17,8 @@ from desktop_gym.apps.vlc.control import strip_events
 from desktop_gym.guest.client import GuestClient, GuestError
 from desktop_gym.polling import poll_until
 
+from .conftest import launched_app
+
 pytestmark = pytest.mark.slow
 
 #: Asks VLC's RC socket one command from inside the desktop (as the session's user) and prints the answer.
@@ -94,10 +96,7 @@ def player(_session_guest: GuestClient) -> Iterator[GuestClient]:
     assert made.returncode == 0, made.stderr
     for index, path in enumerate(TONES):
         guest.put_file(path, media.wav_tone(300 + 200 * index, 20))
-    info = guest.launch_app("vlc", timeout=60.0)
-    assert info.alive
-    yield guest
-    guest.kill_apps()
+    yield from launched_app(guest, "vlc")
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ import pytest
 from desktop_gym.apps.vscode.vsix import vsix_bytes
 from desktop_gym.guest.client import GuestClient, GuestError
 
+from .conftest import launched_app
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("code-server") is None, reason="run scripts/install_code_server.sh"),
@@ -40,10 +42,7 @@ def editor(_session_guest: GuestClient) -> Iterator[GuestClient]:
     guest.exec("rm -rf ~/.local/share/code-server ~/.config/gym-vscode ~/proj && mkdir -p ~/proj/src", shell=True)
     guest.put_file("~/proj/main.py", b"import util\n\nprint(util.greet('world'))\n")
     guest.put_file("~/proj/src/util.py", b"def greet(name):\n    return 'hello ' + name\n")
-    info = guest.launch_app("vscode", "~/proj/main.py", timeout=120.0)
-    assert info.alive
-    yield guest
-    guest.kill_apps()
+    yield from launched_app(guest, "vscode", "~/proj/main.py", timeout=120.0)
 
 
 def test_launch_shows_the_file_in_the_window(editor):
