@@ -4,43 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from desktop_gym.episode.prompts import Generation, Messages, text_only
 from desktop_gym.episode.trajectory import load_trajectories
 from desktop_gym.train.config import EnvSection
 from desktop_gym.train.demo import demo_config
 from desktop_gym.train.entropulse import EntropulseConfig
 from desktop_gym.train.metrics import read_metrics
 
+from .scripted_policies import RightThenWrongPolicy
+
 pytestmark = pytest.mark.stage_train
 torch = pytest.importorskip("torch")
-
-
-class InstructionOraclePolicy:
-    """Completes the demo prefill with the call the instruction asks for (read from the prompt text)."""
-
-    def generate(self, batch: Sequence[Messages]) -> list[Generation]:
-        answers = []
-        for messages in batch:
-            text = " ".join(str(m["content"]) for m in text_only(messages) if m["role"] == "user")
-            value, cell = re.search(r"number (\d+) into cell ([A-Z]+\d+)", text).groups()
-            answers.append(Generation(text=f'{cell}", value={value})'))
-        return answers
-
-
-class RightThenWrongPolicy(InstructionOraclePolicy):
-    """Scripted rollouts with GRPO signal in every group of 2: the first answer right, the second a wrong value."""
-
-    def generate(self, batch: Sequence[Messages]) -> list[Generation]:
-        answers = super().generate(batch)
-        for index in range(1, len(answers), 2):
-            answers[index].text = answers[index].text.replace("value=", "value=1")
-        return answers
 
 
 def test_two_rl_iterations_and_one_sft_phase(tmp_path: Path) -> None:

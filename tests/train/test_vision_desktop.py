@@ -8,8 +8,6 @@ processor.
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,30 +16,15 @@ import pytest
 
 from desktop_gym.env import DesktopEnv
 from desktop_gym.episode.images import load_images
-from desktop_gym.episode.prompts import Generation, Messages, text_only
+from desktop_gym.episode.prompts import Messages
 from desktop_gym.train.config import EnvSection, PromptSection, RLSection
 from desktop_gym.train.demo import demo_config
 
+from .scripted_policies import RightThenWrongPolicy
 from .tiny_models import tiny_vlm
 
 torch = pytest.importorskip("torch")
 OBSERVATION = ("instruction", "screenshot", "last_action_result", "last_action_error")
-
-
-class RightThenWrongPolicy:
-    """Scripted answers with GRPO signal in every group of 2: the instruction's call, then a wrong value."""
-
-    def __init__(self) -> None:
-        self.answered = 0
-
-    def generate(self, batch: Sequence[Messages]) -> list[Generation]:
-        answers = []
-        for messages in batch:
-            text = " ".join(str(m["content"]) for m in text_only(messages) if m["role"] == "user")
-            value, cell = re.search(r"number (\d+) into cell ([A-Z]+\d+)", text).groups()
-            answers.append(Generation(text=f'{cell}", value={value}{"1" if self.answered % 2 else ""})'))
-            self.answered += 1
-        return answers
 
 
 def _image_paths(messages: Messages) -> list[str]:
