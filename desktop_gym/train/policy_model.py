@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_gym.episode.prompts import Generation, Messages, text_only
@@ -21,6 +22,7 @@ from .model_ops import END_OF_TURN, model_device, prompt_token_ids
 _generate_lock = threading.Lock()  # torch's global RNG and the model are shared by the rollout threads
 
 
+@dataclass(eq=False, repr=False)
 class VersionedPolicy:
     """A local model as a ``Policy`` whose generations carry the weights' version.
 
@@ -35,26 +37,15 @@ class VersionedPolicy:
         bf16: bfloat16 autocast on the model's device.
     """
 
-    def __init__(
-        self,
-        model: Any,
-        tokenizer: Any,
-        temperature: float,
-        max_new_tokens: int,
-        one_line: bool,
-        max_prompt_tokens: int = 1024,
-        prompt_overflow: str = "error",
-        bf16: bool = True,
-    ) -> None:
-        self.model = model
-        self.tokenizer = tokenizer
-        self.temperature = temperature
-        self.max_new_tokens = max_new_tokens
-        self.one_line = one_line
-        self.max_prompt_tokens = max_prompt_tokens
-        self.prompt_overflow = prompt_overflow
-        self.bf16 = bf16
-        self.version = 0
+    model: Any
+    tokenizer: Any
+    temperature: float
+    max_new_tokens: int
+    one_line: bool
+    max_prompt_tokens: int = 1024
+    prompt_overflow: str = "error"
+    bf16: bool = True
+    version: int = field(default=0, init=False)
 
     def generate(self, batch: Sequence[Messages]) -> list[Generation]:
         """One completion per prompt (a trailing assistant message is the prefill, continued)."""
