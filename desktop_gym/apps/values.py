@@ -1,4 +1,4 @@
-"""Argument and result values several apps' tools share: colours and plain numbers."""
+"""Argument and result values several apps' tools share: colours, font sizes and plain numbers."""
 
 from __future__ import annotations
 
@@ -19,6 +19,16 @@ def parse_color(color: str, arg: str = "color") -> int:
     if match is None:
         raise ApiArgumentError(f"{arg} must be a hex colour like '#FF0000', got {color!r}")
     return int(match.group(1), 16)
+
+
+def check_font_size(size: float) -> None:
+    """Refuse a font size outside 1 to 400 points (what the office apps accept).
+
+    Raises:
+        ApiArgumentError: names ``size``.
+    """
+    if not 1 <= size <= 400:
+        raise ApiArgumentError(f"size must be between 1 and 400 points, got {size:g}")
 
 
 def plain_number(value: float) -> int | float:

@@ -6,7 +6,7 @@ from typing import Literal
 
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError
 
-from ..values import parse_color
+from ..values import check_font_size, parse_color
 from .common import CalcBase, column_index, range_name, row_index
 
 _BOLD, _NORMAL = 150.0, 100.0  # com.sun.star.awt.FontWeight.BOLD / NORMAL
@@ -86,8 +86,7 @@ class CalcFormatTools(CalcBase):
         Returns:
             A confirmation.
         """
-        if not 1 <= size <= 400:
-            raise ApiArgumentError(f"size must be between 1 and 400 points, got {size:g}")
+        check_font_size(size)
         self._range(cell_range, "cell_range").CharHeight = size
         return f"font size of {cell_range} set to {size:g} pt"
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError
 
-from ..values import parse_color
+from ..values import check_font_size, parse_color
 from .common import ImpressBase, check_length, place
 
 PlaceholderName = Literal["title", "subtitle", "body"]
@@ -118,8 +118,7 @@ class ImpressTextTools(ImpressBase):
         Returns:
             A confirmation.
         """
-        if not 1 <= size <= 400:
-            raise ApiArgumentError(f"size must be between 1 and 400 points, got {size:g}")
+        check_font_size(size)
         self._format_text(slide, shape, CharHeight=float(size))
         return f"font size of shape {shape} on slide {slide} set to {size:g} pt"
 

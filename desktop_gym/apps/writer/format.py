@@ -10,7 +10,7 @@ from typing import Literal
 
 from desktop_gym.guest.apps.tool_schema import ApiArgumentError
 
-from ..values import parse_color
+from ..values import check_font_size, parse_color
 from .common import WriterBase, target_text
 
 _BOLD, _NORMAL = 150.0, 100.0  # com.sun.star.awt.FontWeight.BOLD / NORMAL
@@ -59,8 +59,7 @@ class WriterFormatTools(WriterBase):
         Returns:
             What was changed.
         """
-        if not 1 <= size <= 400:
-            raise ApiArgumentError(f"size must be between 1 and 400 points, got {size:g}")
+        check_font_size(size)
         where = self._set_char(paragraph, match_text, CharHeight=float(size))
         return f"font size of {where} set to {size:g} pt"
 
