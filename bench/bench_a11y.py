@@ -33,7 +33,7 @@ from desktop_gym.guest import a11y  # noqa: E402
 from desktop_gym.guest.a11y_grid import uno_grid_contents  # noqa: E402
 from desktop_gym.guest.apps import uno_bridge  # noqa: E402
 from desktop_gym.polling import poll_until  # noqa: E402
-from tests.support.soffice import start_soffice, start_x_session, stop_all  # noqa: E402
+from tests.support.soffice import start_a11y_session, start_soffice, stop_all  # noqa: E402
 
 MAX_NODES = 300  # DesktopEnv's a11y_max_nodes default
 
@@ -42,10 +42,7 @@ def start_calc(work: Path, procs: list[subprocess.Popen]) -> uno_bridge.UnoConne
     """A Calc on a small budget sheet, on a private desktop this process's env points at."""
     import openpyxl
 
-    runtime = work / "run"
-    runtime.mkdir(mode=0o700)
-    base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
-    env = start_x_session(runtime, base, procs)
+    env = start_a11y_session(work, procs)
     for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
         os.environ[key] = env[key]
     workbook = openpyxl.Workbook()

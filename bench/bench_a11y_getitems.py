@@ -39,7 +39,7 @@ from desktop_gym.guest import a11y  # noqa: E402
 from desktop_gym.guest.a11y_grid import uno_grid_contents  # noqa: E402
 from desktop_gym.guest.apps import uno_bridge  # noqa: E402
 from desktop_gym.polling import poll_until  # noqa: E402
-from tests.support.soffice import start_soffice, start_x_session, stop_all  # noqa: E402
+from tests.support.soffice import start_a11y_session, start_soffice, stop_all  # noqa: E402
 
 CACHE = ("/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems")
 READY_MARKER = {"calc": 'table "Sheet ', "writer": "document text"}
@@ -120,10 +120,7 @@ def measure(app: str, rounds: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="bench-getitems-") as work_dir:
         work = Path(work_dir)
         try:
-            runtime = work / "run"
-            runtime.mkdir(mode=0o700)
-            base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
-            env = start_x_session(runtime, base, procs)
+            env = start_a11y_session(work, procs)
             for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
                 os.environ[key] = env[key]
             soffice, pipe = start_soffice(work, _document(work, app), env, work / "cache", module=f"--{app}")

@@ -79,6 +79,20 @@ def start_x_session(runtime: Path, base_env: Mapping[str, str], procs: list[subp
     return env
 
 
+def start_a11y_session(work: Path, procs: list[subprocess.Popen]) -> dict[str, str]:
+    """:func:`start_x_session` on ``work / "run"`` whose apps use the session's own accessibility bus.
+
+    Returns:
+        The session's environment (without this process's ``AT_SPI_BUS_ADDRESS``).
+    """
+    from desktop_gym.guest import a11y
+
+    runtime = work / "run"
+    runtime.mkdir(mode=0o700)
+    base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
+    return start_x_session(runtime, base, procs)
+
+
 def stop_all(procs: list[subprocess.Popen]) -> None:
     """SIGKILL each process group, newest first (the dbus group also holds activated at-spi daemons)."""
     for proc in reversed(procs):
@@ -107,16 +121,12 @@ def calc_on_a11y_bus(work: Path, document_name: str) -> Iterator[tuple[dict[str,
     """
     import openpyxl
 
-    from desktop_gym.guest import a11y
     from desktop_gym.guest.apps import uno_bridge
 
-    runtime = work / "run"
-    runtime.mkdir(mode=0o700)
     procs: list[subprocess.Popen] = []
     with pytest.MonkeyPatch.context() as patch:
         try:
-            base = a11y.a11y_environment({k: v for k, v in os.environ.items() if k != "AT_SPI_BUS_ADDRESS"})
-            env = start_x_session(runtime, base, procs)
+            env = start_a11y_session(work, procs)
             for key in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
                 patch.setenv(key, env[key])
             patch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
