@@ -103,6 +103,11 @@ class AppSpec:
         return self.launch != "none"
 
 
+def tools_entry_point(key: str, tools: str) -> str:
+    """``tools`` as ``"package.module:Class"``: a bare class name is one in ``desktop_gym.apps.<key>.tools``."""
+    return tools if ":" in tools else f"desktop_gym.apps.{key}.tools:{tools}"
+
+
 def command_app(
     key: str,
     *,
@@ -117,7 +122,8 @@ def command_app(
     Args:
         key: The app's key.
         command: The program (default: ``key``); also the default window class and ``doctor`` check.
-        tools: The class name of its API in ``desktop_gym.apps.<key>.tools``; "" for none.
+        tools: Its API: ``"package.module:Class"``, or a class name in ``desktop_gym.apps.<key>.tools``;
+            "" for none.
         hooks: ``name`` when ``desktop_gym.apps.<key>.launch`` has the hooks ``name_argv`` and
             ``wait_name_ready``; "" for none.
         doctor: Programs ``desktop-gym doctor`` checks (default: the command).
@@ -126,7 +132,7 @@ def command_app(
     command = command or key
     fields.setdefault("window_class", command)
     if tools:
-        fields["tools"] = f"desktop_gym.apps.{key}.tools:{tools}"
+        fields["tools"] = tools_entry_point(key, tools)
     if hooks:
         fields["launch_hook"] = f"desktop_gym.apps.{key}.launch:{hooks}_argv"
         fields["ready_hook"] = f"desktop_gym.apps.{key}.launch:wait_{hooks}_ready"
