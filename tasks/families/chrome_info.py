@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -38,6 +38,18 @@ class ShopTask(ChromeTask):
 
     def start_url(self, params: Mapping[str, Any]) -> str:
         return SHOP
+
+
+class CategoryShopTask(ShopTask):
+    """A shop task about one of the ``CATEGORIES`` (drawn per episode; ``perturb`` takes another)."""
+
+    CATEGORIES: ClassVar[tuple[str, ...]]
+
+    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {"url": SHOP, "products": _products(rng), "category": pick(rng, self.CATEGORIES)}
+
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "category": other(rng, self.CATEGORIES, params["category"])}
 
 
 class ArticleDate(ChromeTask):
@@ -105,7 +117,7 @@ class ProductPrice(ShopTask):
         return {**params, "sku": other(rng, [p["sku"] for p in params["products"]], params["sku"])}
 
 
-class OpenCheapestProduct(ShopTask):
+class OpenCheapestProduct(CategoryShopTask):
     """Open the page of the cheapest product of a category."""
 
     id = "chrome.open_cheapest_product"
@@ -116,9 +128,6 @@ class OpenCheapestProduct(ShopTask):
     oracles = ("api",)
     tags = ("chrome", "search", "reasoning")
     CATEGORIES = ("laptops", "audio", "keyboards", "monitors", "mice", "cables")
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        return {"url": SHOP, "products": _products(rng), "category": pick(rng, self.CATEGORIES)}
 
     @staticmethod
     def cheapest(params: Mapping[str, Any]) -> str:
@@ -135,11 +144,8 @@ class OpenCheapestProduct(ShopTask):
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return api_calls(chrome_call("navigate", url=f"{SHOP}product/{self.cheapest(params)}"))
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "category": other(rng, self.CATEGORIES, params["category"])}
 
-
-class CategorySkus(ShopTask):
+class CategorySkus(CategoryShopTask):
     """List every product of a category, over the search's result pages."""
 
     id = "chrome.category_skus"
@@ -150,9 +156,6 @@ class CategorySkus(ShopTask):
     oracles = ("api",)
     tags = ("chrome", "search", "pagination", "multi_app")
     CATEGORIES = ("laptops", "audio", "keyboards", "monitors")
-
-    def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        return {"url": SHOP, "products": _products(rng), "category": pick(rng, self.CATEGORIES)}
 
     @staticmethod
     def skus(params: Mapping[str, Any]) -> list[str]:
@@ -174,9 +177,6 @@ class CategorySkus(ShopTask):
         return api_calls(
             chrome_call("navigate", url=f"{SHOP}search?q={params['category']}"), _write("~/skus.txt", text)
         )
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "category": other(rng, self.CATEGORIES, params["category"])}
 
 
 class TableToCsv(ChromeTask):

@@ -78,10 +78,6 @@ class ReplyMessage(OneMessage):
         body = f"{params['phrase'].capitalize()}."
         return api_calls(tb_call("reply", folder="INBOX", uid=params["target"] + 1, body=body))
 
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        count = len(params["messages"])
-        return {**params, "target": (params["target"] + 1 + int(rng.integers(count - 1))) % count}
-
 
 def report_csv(params: Mapping[str, Any]) -> bytes:
     """The seeded CSV report: item,amount rows."""
@@ -129,7 +125,3 @@ class ForwardAttachment(WithCsv):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return api_calls(tb_call("forward", folder="INBOX", uid=params["target"] + 1, to=[params["to"]]))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        count = len(params["messages"])
-        return {**params, "target": (params["target"] + 1 + int(rng.integers(count - 1))) % count}

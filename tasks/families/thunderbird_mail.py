@@ -37,6 +37,19 @@ class OneMessage(ThunderbirdTask):
     def instruction(self, params: Mapping[str, Any]) -> str:
         return self.goal.format(**params, **self.instruction_params(params))
 
+    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        """Another message as the target."""
+        return {**params, "target": _other(params, rng)}
+
+    def verify_target_moved(self, ctx: TaskContext, folder: str) -> VerifierResult:
+        """The target message is in ``folder`` and every other one still in the inbox."""
+        state = mailbox_state(ctx)
+        checks = {}
+        for index, item in enumerate(ctx.params["messages"]):
+            where = folder if index == ctx.params["target"] else "INBOX"
+            checks[f"message_{index}"] = verify_mail_location(state, item["message_id"], where)
+        return all_of(checks)
+
 
 class MoveMessage(OneMessage):
     """Move one message into an existing folder."""
@@ -53,19 +66,11 @@ class MoveMessage(OneMessage):
         return (params["folder"],)
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
-        state = mailbox_state(ctx)
-        checks = {}
-        for index, item in enumerate(ctx.params["messages"]):
-            where = ctx.params["folder"] if index == ctx.params["target"] else "INBOX"
-            checks[f"message_{index}"] = verify_mail_location(state, item["message_id"], where)
-        return all_of(checks)
+        return self.verify_target_moved(ctx, ctx.params["folder"])
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         uid = params["target"] + 1
         return api_calls(tb_call("move_message", folder="INBOX", uid=uid, to_folder=params["folder"]))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "target": _other(params, rng)}
 
 
 class DeleteMessage(OneMessage):
@@ -77,18 +82,10 @@ class DeleteMessage(OneMessage):
     tags = ("thunderbird", "mail", "folders")
 
     def verify(self, ctx: TaskContext) -> VerifierResult:
-        state = mailbox_state(ctx)
-        checks = {}
-        for index, item in enumerate(ctx.params["messages"]):
-            where = "Trash" if index == ctx.params["target"] else "INBOX"
-            checks[f"message_{index}"] = verify_mail_location(state, item["message_id"], where)
-        return all_of(checks)
+        return self.verify_target_moved(ctx, "Trash")
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return api_calls(tb_call("delete_message", folder="INBOX", uid=params["target"] + 1))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "target": _other(params, rng)}
 
 
 class StarMessage(OneMessage):
@@ -109,9 +106,6 @@ class StarMessage(OneMessage):
 
     def api_oracle(self, params: Mapping[str, Any]) -> Policy:
         return api_calls(tb_call("set_flags", folder="INBOX", uid=params["target"] + 1, starred=True))
-
-    def perturb(self, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        return {**params, "target": _other(params, rng)}
 
 
 class MarkSenderRead(ThunderbirdTask):
