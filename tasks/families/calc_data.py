@@ -11,7 +11,7 @@ from ...verifiers import all_of, verify_sheet_table, verify_xlsx_sorted
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
 from .calc_base import GUI_SAVE, SAVE, CalcFamily, Rows, Step, api, hotkey, name_box, type_text
-from .samples import ITEMS, PEOPLE, REGIONS, column_letter, draw, ints
+from .samples import ITEMS, PEOPLE, REGIONS, column_letter, distinct_ints, draw, ints
 
 STOCK_HEADER = ("Item", "Region", "Stock", "Price")
 
@@ -19,7 +19,7 @@ STOCK_HEADER = ("Item", "Region", "Stock", "Price")
 def stock_rows(rng: np.random.Generator, rows: int) -> list[list[object]]:
     """Inventory rows (item, region, stock, price) with distinct items and distinct stock counts."""
     items = draw(rng, ITEMS, rows)
-    stock = [int(v) for v in rng.choice(np.arange(5, 400), size=rows, replace=False)]
+    stock = distinct_ints(rng, 5, 400, rows)
     prices = ints(rng, 1, 60, rows)
     return [[item, str(rng.choice(REGIONS)), s, p] for item, s, p in zip(items, stock, prices, strict=True)]
 

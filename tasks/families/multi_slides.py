@@ -14,6 +14,7 @@ from ..artifacts import FIXED_TIME, normalize_zip, xlsx_bytes
 from ..base import Policy, TaskContext
 from .multi_office import OfficeTransferTask, in_new_document
 from .os_base import distinct_words
+from .samples import distinct_ints
 
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")
 TOPICS = (
@@ -82,7 +83,7 @@ class ChartToSlide(OfficeTransferTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
-        revenue = [int(v) for v in rng.choice(np.arange(40, 400), size=len(QUARTERS), replace=False) * 100]
+        revenue = [v * 100 for v in distinct_ints(rng, 40, 400, len(QUARTERS))]
         return {
             "xlsx": f"~/Documents/{stem}_revenue.xlsx",
             "png": f"~/Pictures/{stem}_chart.png",

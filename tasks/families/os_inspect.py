@@ -11,6 +11,7 @@ from ...verifiers import verify_tar_archive, verify_text_file
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .os_base import PLACES, WORDS, TerminalTask, distinct_words, shell_oracle, typed_commands
+from .samples import distinct_ints
 
 FIRST_NAMES = ("Ada", "Alan", "Barbara", "Edsger", "Grace", "Ken", "Linus", "Margaret", "Niklaus", "Radia")
 CSV_COLUMNS = ("id", "name", "city", "score")
@@ -29,7 +30,7 @@ class LargestFile(TerminalTask):
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 8))
         names = [f"{word}.log" for word in distinct_words(rng, count)]
-        sizes = [int(s) for s in rng.choice(np.arange(200, 20000), size=count, replace=False)]
+        sizes = distinct_ints(rng, 200, 20000, count)
         return {"files": dict(zip(names, sizes, strict=True))}
 
     def input_files(self, params: dict) -> dict[str, bytes]:

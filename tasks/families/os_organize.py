@@ -15,6 +15,7 @@ from ...verifiers import all_of, verify_directory_tree, verify_text_file
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from .os_base import PLACES, TerminalTask, distinct_words, folder_listing, shell_oracle, typed_commands
+from .samples import distinct_ints
 
 EXTENSIONS = ("pdf", "txt", "png", "csv")
 
@@ -91,7 +92,7 @@ class RenameByPattern(TerminalTask):
     oracles = ("api", "gui")
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
-        numbers = sorted(int(n) for n in rng.choice(np.arange(1, 9999), size=int(rng.integers(4, 7)), replace=False))
+        numbers = sorted(distinct_ints(rng, 1, 9999, int(rng.integers(4, 7))))
         album = f"album_{distinct_words(rng, 1)[0]}"
         return {"album": album, "place": distinct_words(rng, 1, PLACES)[0], "numbers": numbers}
 

@@ -66,6 +66,16 @@ def ints(rng: np.random.Generator, low: int, high: int, size: int) -> list[int]:
     return [int(value) for value in rng.integers(low, high, size=size)]
 
 
+def distinct_ints(rng: np.random.Generator, low: int, high: int, size: int) -> list[int]:
+    """``size`` distinct integers in [low, high), as plain ``int``."""
+    return [int(value) for value in rng.choice(np.arange(low, high), size=size, replace=False)]
+
+
+def quarter_prices(rng: np.random.Generator, count: int, low: int = 8, high: int = 400) -> list[float]:
+    """``count`` distinct prices in quarters (exact in binary floating point, so sums compare exactly)."""
+    return [value / 4 for value in distinct_ints(rng, low, high, count)]
+
+
 SUBJECTS = (
     "The review board",
     "Our field team",

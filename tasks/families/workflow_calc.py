@@ -19,7 +19,7 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
 from .calc_base import SAVE, CalcFamily, Rows, api, column_chart
-from .samples import ITEMS, PEOPLE, REGIONS, draw, ints
+from .samples import ITEMS, PEOPLE, REGIONS, distinct_ints, draw, ints
 
 HEADER = ("Item", "Units", "Region")
 
@@ -45,7 +45,7 @@ class SalesReport(CalcFamily):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
-        units = [int(value) for value in rng.choice(np.arange(5, 400), size=count, replace=False)]
+        units = distinct_ints(rng, 5, 400, count)
         rows = [
             [item, unit, str(rng.choice(REGIONS))] for item, unit in zip(draw(rng, ITEMS, count), units, strict=True)
         ]

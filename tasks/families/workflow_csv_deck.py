@@ -17,7 +17,7 @@ from ...verifiers import all_of, verify_pdf_pages, verify_pptx_slide_titles, ver
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
 from .impress_deck import PROJECTS, DeckTask, api_call, saved_by_api
-from .samples import PEOPLE, draw
+from .samples import PEOPLE, distinct_ints, draw
 from .workflow_deck_finish import EFFECTS
 
 MILESTONES = (
@@ -47,7 +47,7 @@ class MilestoneDeck(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(2, 4))
-        months = sorted(int(month) for month in rng.choice(np.arange(1, 13), size=count, replace=False))
+        months = sorted(distinct_ints(rng, 1, 13, count))
         rows = [
             [milestone, f"2026-{month:02d}-{int(rng.integers(1, 29)):02d}", owner]
             for milestone, month, owner in zip(

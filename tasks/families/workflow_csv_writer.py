@@ -24,7 +24,7 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from ..gui_script import Step, click_node, when_present
-from .samples import PEOPLE, draw
+from .samples import PEOPLE, distinct_ints, draw
 from .writer_base import DONE, WriterDocumentTask, keys, saved_by_api, saved_by_gui, typed
 from .writer_layout import open_header_or_footer
 
@@ -91,7 +91,7 @@ class LetterFill(CsvWriterTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(3, 6))
-        ids = [int(value) for value in rng.choice(np.arange(100, 1000), size=count, replace=False)]
+        ids = distinct_ints(rng, 100, 1000, count)
         rows = [
             [str(cid), name, f"{int(rng.integers(20, 900))}.{int(rng.integers(0, 100)):02d}", self._date(rng)]
             for cid, name in zip(ids, draw(rng, PEOPLE, count), strict=True)

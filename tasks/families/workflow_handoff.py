@@ -29,7 +29,7 @@ from ..gui_script import GuiScript
 from .impress_deck import DeckTask, api_call, sample_deck, saved_by_api
 from .multi_office import in_new_document
 from .os_base import distinct_words
-from .samples import ITEMS, PEOPLE, draw, ints
+from .samples import ITEMS, PEOPLE, distinct_ints, draw, ints
 from .workflow_deck_finish import EFFECTS
 from .workflow_office import WorkflowTransfer
 from .writer_base import DONE, SAVE, SUBJECTS, WriterDocumentTask, keys, typed
@@ -180,7 +180,7 @@ class TopItemsDeck(WorkflowTransfer):
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(5, 8))
-        units = [int(value) for value in rng.choice(np.arange(3, 300), size=count, replace=False)]
+        units = distinct_ints(rng, 3, 300, count)
         regions = ints(rng, 1, 5, count)
         rows = [
             [item, unit, f"Store {store}"]

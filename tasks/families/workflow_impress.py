@@ -13,6 +13,7 @@ from ...verifiers import all_of, verify_pptx_notes, verify_pptx_slide_titles
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
 from .impress_deck import DONE, SAVE, DeckTask, api_call, sample_deck
+from .samples import distinct_ints
 
 NOTE_LINES = (
     "Ask for questions before moving on.",
@@ -41,7 +42,7 @@ class DeckReorganise(DeckTask):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         params = sample_deck(rng, min_slides=5, max_slides=6)
-        drop, move = (int(n) for n in rng.choice(np.arange(2, len(params["titles"])), size=2, replace=False))
+        drop, move = distinct_ints(rng, 2, len(params["titles"]), 2)
         return {
             **params,
             "drop": params["titles"][drop - 1],

@@ -24,7 +24,7 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
 from .calc_base import SAVE, CalcFamily, Rows, api
-from .samples import ITEMS, PEOPLE, draw, ints
+from .samples import ITEMS, PEOPLE, draw, ints, quarter_prices
 
 TERMS = ("Autumn", "Spring", "Summer")
 AVERAGE_FORMAT = "0.00"
@@ -201,7 +201,7 @@ class PriceList(CalcFamily):
         old, new, other = (str(name) for name in rng.choice(SUPPLIERS, size=3, replace=False))
         suppliers = [str(rng.choice((old, other))) for _ in range(count)]
         suppliers[int(rng.integers(count))] = old  # at least one row to rename
-        prices = [int(p) / 4 for p in rng.choice(np.arange(8, 800), size=count, replace=False)]
+        prices = quarter_prices(rng, count, high=800)
         rows = [
             [item, supplier, price]
             for item, supplier, price in zip(draw(rng, ITEMS, count), suppliers, prices, strict=True)

@@ -26,15 +26,10 @@ from ...verifiers import (
 from ...verifiers.result import VerifierResult
 from ..base import TaskContext
 from .calc_base import SAVE, CalcFamily, Rows, api, column_chart
-from .samples import ITEMS, PEOPLE, REGIONS, draw, ints
+from .samples import ITEMS, PEOPLE, REGIONS, distinct_ints, draw, ints, quarter_prices
 
 MONEY_FORMAT = "#,##0.00"
 ORDER_HEADER = ("Item", "Qty", "Unit price")
-
-
-def quarter_prices(rng: np.random.Generator, count: int, low: int = 8, high: int = 400) -> list[float]:
-    """``count`` distinct prices in quarters (exact in binary floating point, so sums compare exactly)."""
-    return [int(value) / 4 for value in rng.choice(np.arange(low, high), size=count, replace=False)]
 
 
 class OrderTotals(CalcFamily):
@@ -191,7 +186,7 @@ class ScoreRanking(CalcFamily):
 
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(5, 9))
-        scores = [int(score) for score in rng.choice(np.arange(20, 100), size=count, replace=False)]
+        scores = distinct_ints(rng, 20, 100, count)
         groups = [f"Group {chr(65 + int(group))}" for group in rng.integers(0, 3, size=count)]
         rows = [
             [name, score, group] for name, score, group in zip(draw(rng, PEOPLE, count), scores, groups, strict=True)
@@ -256,7 +251,7 @@ class MarkupExport(CalcFamily):
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         count = int(rng.integers(4, 8))
         suppliers = [f"Supplier {chr(65 + int(s))}" for s in rng.integers(0, 5, size=count)]
-        costs = [int(value) * 2 for value in rng.choice(np.arange(1, 200), size=count, replace=False)]
+        costs = [value * 2 for value in distinct_ints(rng, 1, 200, count)]
         rows = [
             [item, supplier, cost]
             for item, supplier, cost in zip(draw(rng, ITEMS, count), suppliers, costs, strict=True)

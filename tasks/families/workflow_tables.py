@@ -28,7 +28,7 @@ from ..base import Policy, TaskContext
 from .calc_base import SAVE, CalcFamily, Rows, api
 from .multi_office import DEPARTMENTS, in_new_document
 from .os_base import distinct_words
-from .samples import ITEMS, PEOPLE, REGIONS, draw, ints
+from .samples import ITEMS, PEOPLE, REGIONS, distinct_ints, draw, ints
 from .workflow_office import WorkflowTransfer
 
 BUDGET_HEADER = ("Department", "Budget", "Spent")
@@ -196,7 +196,7 @@ class HoursSheet(WorkflowTransfer):
     def sample_params(self, rng: np.random.Generator) -> dict[str, Any]:
         stem = distinct_words(rng, 1)[0]
         count = int(rng.integers(4, 8))
-        hours = [int(value) for value in rng.choice(np.arange(2, 60), size=count, replace=False)]
+        hours = distinct_ints(rng, 2, 60, count)
         entries = [list(row) for row in zip(draw(rng, PEOPLE, count), hours, strict=True)]
         return {"txt": f"~/Documents/{stem}_hours.txt", "xlsx": f"~/Documents/{stem}_hours.xlsx", "entries": entries}
 
