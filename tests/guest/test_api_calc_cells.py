@@ -90,18 +90,22 @@ def test_find_replace_counts_cells(calc: GuestClient) -> None:
     assert sorted(data.cell(row, 2).value for row in range(2, 7)) == ["Pears", "Pears", "Plums", "Plums", "Plums"]
 
 
-def test_errors_name_the_method_and_argument(calc: GuestClient) -> None:
-    with pytest.raises(GuestError, match=r"CalcTools has no method 'set_cel_value' \(did you mean 'set_cell_value'"):
-        call(calc, "set_cel_value", cell="A1", value=1)
-    with pytest.raises(GuestError, match=r"unknown argument 'cel' \(did you mean 'cell'\?\)"):
-        call(calc, "set_cell_value", cel="A1", value=1)
-    with pytest.raises(GuestError, match="missing the required argument 'value'"):
-        call(calc, "set_cell_value", cell="A1")
-    with pytest.raises(GuestError, match="value must be str | float | None"):
-        call(calc, "set_cell_value", cell="A1", value=[1])
-    with pytest.raises(GuestError, match="cell must be an A1 reference"):
-        call(calc, "get_cell_value", cell="not a cell")
-    with pytest.raises(GuestError, match="no sheet named 'Nope'"):
-        call(calc, "get_cell_value", cell="Nope!A1")
-    with pytest.raises(GuestError, match="cell must be one cell"):
-        call(calc, "get_cell_value", cell="A1:B2")
+@pytest.mark.parametrize(
+    ("method", "arguments", "message"),
+    [
+        (
+            "set_cel_value",
+            {"cell": "A1", "value": 1},
+            r"CalcTools has no method 'set_cel_value' \(did you mean 'set_cell_value'",
+        ),
+        ("set_cell_value", {"cel": "A1", "value": 1}, r"unknown argument 'cel' \(did you mean 'cell'\?\)"),
+        ("set_cell_value", {"cell": "A1"}, "missing the required argument 'value'"),
+        ("set_cell_value", {"cell": "A1", "value": [1]}, "value must be str | float | None"),
+        ("get_cell_value", {"cell": "not a cell"}, "cell must be an A1 reference"),
+        ("get_cell_value", {"cell": "Nope!A1"}, "no sheet named 'Nope'"),
+        ("get_cell_value", {"cell": "A1:B2"}, "cell must be one cell"),
+    ],
+)
+def test_errors_name_the_method_and_argument(calc: GuestClient, method: str, arguments: dict, message: str) -> None:
+    with pytest.raises(GuestError, match=message):
+        call(calc, method, **arguments)

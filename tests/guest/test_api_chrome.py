@@ -183,11 +183,15 @@ def test_default_search_engine(tab):
         chrome(tab, "set_default_search_engine", name="no such engine")
 
 
-def test_element_errors_are_argument_errors(tab):
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ({"selector": "#does-not-exist"}, "no element matches"),
+        ({"selector": "[[["}, "invalid CSS selector"),
+        ({"name": "a button nobody made"}, "no element is named"),
+    ],
+)
+def test_element_errors_are_argument_errors(tab, target, message):
     chrome(tab, "navigate", url="http://docs.gym.test/")
-    with pytest.raises(GuestError, match="no element matches"):
-        chrome(tab, "click", selector="#does-not-exist")
-    with pytest.raises(GuestError, match="invalid CSS selector"):
-        chrome(tab, "click", selector="[[[")
-    with pytest.raises(GuestError, match="no element is named"):
-        chrome(tab, "click", name="a button nobody made")
+    with pytest.raises(GuestError, match=message):
+        chrome(tab, "click", **target)
