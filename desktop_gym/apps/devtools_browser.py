@@ -21,6 +21,25 @@ from typing import Any
 from ..polling import poll_until
 from .devtools import DevTools, DevToolsError
 
+#: Flags that keep a test desktop's Chromium quiet: no prompts, no background traffic, no sandbox
+#: (the desktop itself is the sandbox: session users, containers or VMs). Chromium and VS Code's window use them.
+CHROMIUM_QUIET_FLAGS = (
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--no-sandbox",
+    "--test-type",  # no "unsupported command-line flag" bar for --no-sandbox
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-breakpad",
+    "--disable-session-crashed-bubble",
+    "--hide-crash-restore-bubble",
+    "--no-pings",
+    "--password-store=basic",
+)
+
 #: Seconds a page load may take before a navigation gives up waiting (the page stays as it is).
 LOAD_TIMEOUT_S = 15.0
 

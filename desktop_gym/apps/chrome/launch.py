@@ -18,6 +18,7 @@ from pathlib import Path
 from ...errors import TaskSetupError
 from ...polling import poll_until
 from ..devtools import DevToolsError, connect
+from ..devtools_browser import CHROMIUM_QUIET_FLAGS
 from .profile import prepare_profile, profile_dir
 
 log = logging.getLogger(__name__)
@@ -26,24 +27,6 @@ log = logging.getLogger(__name__)
 CHROMIUM = "chromium"
 #: What a new browser shows when no file is given.
 START_URL = "about:blank"
-#: Flags that keep a test desktop's Chromium quiet: no prompts, no background traffic, no sandbox
-#: (the desktop itself is the sandbox: session users, containers or VMs). VS Code's window uses them too.
-CHROMIUM_QUIET_FLAGS = (
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--no-sandbox",
-    "--test-type",  # no "unsupported command-line flag" bar for --no-sandbox
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-breakpad",
-    "--disable-session-crashed-bubble",
-    "--hide-crash-restore-bubble",
-    "--no-pings",
-    "--password-store=basic",
-)
 #: The browser's own flags: the quiet ones, and the page on the accessibility bus (element ids, a11y text).
 QUIET_FLAGS = (
     *CHROMIUM_QUIET_FLAGS,

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...errors import DevToolsError
 from ...polling import poll_until
-from ..chrome.launch import CHROMIUM_QUIET_FLAGS
+from ..devtools_browser import CHROMIUM_QUIET_FLAGS
 
 #: The code-server command (scripts/install_code_server.sh links it on PATH).
 CODE_SERVER = "code-server"
