@@ -89,26 +89,38 @@ def format_source(path: Path) -> bool:
 
 
 def add_registry_entry(target: AppTarget, spec_path: Path | None = None) -> bool:
-    """Name ``target``'s tool class in its app's ``AppSpec`` (``tools="module:Class"``); False if already there.
+    """Name ``target``'s tool class in its app's spec; False if already there.
+
+    The spec is ``AppSpec(key="<app>", ...)`` (the field written is ``tools="module:Class"``) or a
+    spec builder's call with the key first, ``command_app("<app>", ...)`` or
+    ``libreoffice_app("<app>", ...)`` (the field written is ``tools="Class"``, the class in the
+    app's ``tools`` module).
 
     Raises:
-        RegistrationError: the app table has no ``AppSpec(key="<app>", ...)`` entry to add it to,
-            or that entry already names another tool class.
+        RegistrationError: the app table has no spec of ``target.app`` to add it to, or that spec
+            already names another tool class.
     """
     spec_path = target.spec_path if spec_path is None else spec_path
     text = spec_path.read_text(encoding="utf-8")
-    field = f'tools="{target.tools_entry_point}"'
-    if field in text:
-        return False
-    key = re.search(rf'^( +)key="{re.escape(target.app)}",\n', text, re.MULTILINE)
+    app = re.escape(target.app)
+    key = re.search(rf'^( +)key="{app}",\n', text, re.MULTILINE)
+    built = key is None and (key := re.search(rf'_app\(\n( +)"{app}",\n', text)) is not None
     if key is None:
         raise RegistrationError(f'{spec_path}: no AppSpec(key="{target.app}", ...) entry; add the app\'s AppSpec first')
     indent = key.group(1)
     close = re.compile(rf"^{indent[:-4]}\),?\n", re.MULTILINE).search(text, key.end())
     if close is None:
         raise RegistrationError(f"{spec_path}: the AppSpec of {target.app!r} does not end with a ')' line")
-    if re.search(rf"^{indent}tools=", text[key.end() : close.start()], re.MULTILINE):
+    entry = target.tools_entry_point
+    named = {f'tools="{entry}"'} | (
+        {f'tools="{target.tool_class}"'} if entry.startswith(f"desktop_gym.apps.{target.app}.tools:") else set()
+    )
+    block = text[key.end() : close.start()]
+    if any(f"{indent}{field},\n" in block for field in named):
+        return False
+    if re.search(rf"^{indent}tools=", block, re.MULTILINE):
         raise RegistrationError(f"{spec_path}: the AppSpec of {target.app!r} already names another tool class")
+    field = f'tools="{target.tool_class}"' if built and len(named) == 2 else f'tools="{entry}"'
     text = text[: close.start()] + f"{indent}{field},\n" + text[close.start() :]
     spec_path.write_text(text, encoding="utf-8")
     return True

@@ -82,12 +82,17 @@ def test_deduplicate_drops_registry_duplicates_and_repeats():
 def test_the_tool_class_is_named_once_in_its_apps_spec(tmp_path):
     table = tmp_path / "__init__.py"
     text = TARGET.spec_path.read_text()
-    field = '    tools="desktop_gym.apps.editor.tools:EditorTools",\n'
+    field = '    tools="EditorTools",\n'  # command_app("editor", ...): the class in the app's tools module
     assert text.count(field) == 1
     table.write_text(text.replace(field, ""))
     assert add_registry_entry(TARGET, table)
     assert not add_registry_entry(TARGET, table)
-    assert table.read_text() == text, "the entry goes back where it was, inside the editor's AppSpec"
+    assert table.read_text() == text, "the entry goes back where it was, inside the editor's spec"
+    full = tmp_path / "full.py"  # an AppSpec(key=..., tools="module:Class") spec, as a plugin writes it
+    full.write_text('SPEC = AppSpec(\n    key="editor",\n    launch="command",\n)\n')
+    assert add_registry_entry(TARGET, full)
+    assert 'tools="desktop_gym.apps.editor.tools:EditorTools",' in full.read_text()
+    assert not add_registry_entry(TARGET, full)
     other = AppTarget(**{**TARGET.__dict__, "tool_class": "NotesTools", "module_name": "notes"})
     with pytest.raises(RegistrationError, match="already names another tool class"):
         add_registry_entry(other, table)
