@@ -14,6 +14,7 @@ from PIL import Image
 
 from desktop_gym.apps.vlc import media
 from desktop_gym.apps.vlc.control import strip_events
+from desktop_gym.cpu_load import cpu_load
 from desktop_gym.guest.client import GuestClient, GuestError
 from desktop_gym.polling import poll_until
 
@@ -207,6 +208,19 @@ def test_fullscreen_fills_the_screen(clip):
 
     poll_until(full, 10.0, "a VLC window covering the screen", interval=0.1)
     assert vlc(clip, "set_fullscreen", on=False)["fullscreen"] is False
+
+
+@pytest.mark.timeout(240)
+def test_fullscreen_right_after_opening_a_clip_under_load(player):
+    """VLC drops a fullscreen toggle that comes before the clip's video output exists (a loaded node
+    starting a clip): the call sends it again until the state shows it."""
+    with cpu_load(seconds=120) as load:
+        for _ in range(4):
+            vlc(player, "clear_playlist")
+            vlc(player, "open_media", path=CLIP)
+            assert vlc(player, "set_fullscreen", on=True)["fullscreen"] is True, f"load {load.load_average:.1f}"
+            assert vlc(player, "set_fullscreen", on=False)["fullscreen"] is False
+            load.sample()
 
 
 def test_preferences_survive_vlc_quitting_and_a_relaunch(player):

@@ -292,9 +292,22 @@ class VlcTools(AppTools):
             The playback status.
         """
         _flag(on, "on")
-        if self._status()["fullscreen"] != on:
-            self._command("fullscreen")
-        return self._settle(lambda s: s["fullscreen"] == on, "fullscreen to change")
+        seen: dict[str, Any] = {}
+
+        def switched() -> bool:
+            # VLC's HTTP ``fullscreen`` toggles the video output's flag at once, and drops the
+            # toggle while there is no video output yet (a loaded node starting a clip): a status
+            # still showing the old value means the toggle was dropped, so it is sent again.
+            seen["status"] = self._status()
+            if seen["status"]["fullscreen"] != on:
+                seen["status"] = self._command("fullscreen")
+            return seen["status"]["fullscreen"] == on
+
+        try:
+            poll_until(switched, SETTLE_S, "fullscreen to change", interval=0.1, error=TimeoutError)
+        except TimeoutError as error:
+            raise ApiCallError(f"VLC did not change as asked (is a video playing?): {error}") from None
+        return seen["status"]
 
     def set_playback_mode(
         self, loop: bool | None = None, repeat: bool | None = None, random: bool | None = None
