@@ -26,8 +26,9 @@ from .vlcrc import parse_vlcrc, read_vlcrc, update_vlcrc
 MEDIA_TYPES = (".mp4", ".mkv", ".webm", ".ogg", ".ogv", ".mp3", ".wav", ".avi", ".m3u", ".flac", ".srt")
 #: Seconds one request may take.
 CALL_TIMEOUT_S = 10.0
-#: Seconds a change may take to show in VLC's state (a cap: a loaded node took over 5 s to go fullscreen).
-SETTLE_S = 15.0
+#: Seconds a change may take to show in VLC's state: under the guest's 10 s cap on an API call
+#: (``registry.DEFAULT_TIMEOUT_S``), so a change that never shows is this call's own error.
+SETTLE_S = 8.0
 #: How far past a seek target a paused seek plays, so the frame shown is from the target on.
 FRAME_ADVANCE_S = 0.2
 #: Snapshot requests sent at most, and the seconds each waits for its file.
