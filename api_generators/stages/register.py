@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_gym.apps.spec import tools_entry_point
 from desktop_gym.errors import RegistrationError
 
 from ..models import FunctionResult
@@ -112,15 +113,14 @@ def add_registry_entry(target: AppTarget, spec_path: Path | None = None) -> bool
     if close is None:
         raise RegistrationError(f"{spec_path}: the AppSpec of {target.app!r} does not end with a ')' line")
     entry = target.tools_entry_point
-    named = {f'tools="{entry}"'} | (
-        {f'tools="{target.tool_class}"'} if entry.startswith(f"desktop_gym.apps.{target.app}.tools:") else set()
-    )
     block = text[key.end() : close.start()]
-    if any(f"{indent}{field},\n" in block for field in named):
+    named = re.search(rf'^{indent}tools="([^"]*)",\n', block, re.MULTILINE)
+    if named is not None and tools_entry_point(target.app, named.group(1)) == entry:
         return False
-    if re.search(rf"^{indent}tools=", block, re.MULTILINE):
+    if named is not None or re.search(rf"^{indent}tools=", block, re.MULTILINE):
         raise RegistrationError(f"{spec_path}: the AppSpec of {target.app!r} already names another tool class")
-    field = f'tools="{target.tool_class}"' if built and len(named) == 2 else f'tools="{entry}"'
+    short = tools_entry_point(target.app, target.tool_class) == entry  # the class is in the app's tools module
+    field = f'tools="{target.tool_class}"' if built and short else f'tools="{entry}"'
     text = text[: close.start()] + f"{indent}{field},\n" + text[close.start() :]
     spec_path.write_text(text, encoding="utf-8")
     return True
