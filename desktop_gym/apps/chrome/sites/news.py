@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .web import Request, Response, esc, method_not_allowed, nav_bar, not_found, page
+from .web import Request, Response, esc, item_page, method_not_allowed, nav_bar, not_found, page
 
 NAV = nav_bar("Gym News", [("/", "Home"), ("/tables", "Data tables")])
 
@@ -66,7 +66,4 @@ def route(request: Request, site: dict[str, Any]) -> Response:
         return _home(site)
     if path == "/tables":
         return _tables(site)
-    for prefix, show in (("/article/", _article), ("/tables/", _table)):
-        if path.startswith(prefix) and "/" not in path[len(prefix) :]:
-            return show(site, path[len(prefix) :])
-    return not_found(NAV)
+    return item_page(path, site, (("/article/", _article), ("/tables/", _table)), NAV)

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from . import accounts
 from .schema import FILE_NAME
 from .store import SiteStore
-from .web import Request, Response, esc, message_page, method_not_allowed, nav_bar, not_found, page
+from .web import Request, Response, esc, item_page, message_page, method_not_allowed, nav_bar, not_found, page
 
 NAV = nav_bar(
     "Gym Shop",
@@ -197,10 +197,7 @@ class Shop:
             return accounts.account(request, site, self.sessions, NAV)
         if path == "/downloads":
             return _downloads(site)
-        for prefix, show in (("/product/", _product), ("/files/", _file)):
-            if path.startswith(prefix) and "/" not in path[len(prefix) :]:
-                return show(site, path[len(prefix) :])
-        return not_found(NAV)
+        return item_page(path, site, (("/product/", _product), ("/files/", _file)), NAV)
 
     def _form_page(self, request: Request, site: dict[str, Any], *, posted: bool) -> Response:
         if request.path == "/logout":

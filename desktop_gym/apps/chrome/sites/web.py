@@ -5,7 +5,9 @@ page layout. Every text that reaches a page goes through :func:`esc`. Standard l
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 #: The domain every desktop site lives under (``news.gym.test``, ...).
 SITE_DOMAIN = "gym.test"
@@ -100,6 +102,17 @@ def method_not_allowed(allow: str = "GET, HEAD", nav: str = "") -> Response:
     response = message_page(405, "Method not allowed", f"This page answers {allow} only.", nav=nav)
     response.headers.append(("Allow", allow))
     return response
+
+
+def item_page(
+    path: str, site: dict[str, Any], shows: tuple[tuple[str, Callable[[dict[str, Any], str], Response]], ...], nav: str
+) -> Response:
+    """The page of an item path: ``show(site, name)`` for the first ``(prefix, show)`` that ``path`` is
+    ``prefix + name`` of (``name`` holding no ``/``, e.g. ``/article/<slug>``); else the 404 page."""
+    for prefix, show in shows:
+        if path.startswith(prefix) and "/" not in path[len(prefix) :]:
+            return show(site, path[len(prefix) :])
+    return not_found(nav)
 
 
 def redirect(location: str, headers: list[tuple[str, str]] | None = None) -> Response:
