@@ -10,20 +10,13 @@ import time
 import pytest
 
 from desktop_gym.cpu_load import MAX_PROCESSES, MAX_SECONDS
+from desktop_gym.guest.proc_table import pid_running, stat_fields
 from desktop_gym.testing import cpu_load
 
 
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
+    fields = stat_fields(pid)
+    assert fields is not None, f"process {pid} is gone"
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -32,13 +25,13 @@ def test_the_busy_processes_spin_inside_the_block_and_are_killed_on_exit() -> No
         assert len(load.pids) == 3 and load.running() == 3
         assert all(cpu_seconds(pid) > 0 for pid in load.pids)
         assert load.load_average > 0
-    assert not any(alive(pid) for pid in load.pids)
+    assert not any(pid_running(pid) for pid in load.pids)
 
 
 def test_the_processes_die_when_the_block_raises() -> None:
     with pytest.raises(RuntimeError, match="inside"), cpu_load(processes=2, seconds=60) as load:
         raise RuntimeError("inside the block")
-    assert not any(alive(pid) for pid in load.pids)
+    assert not any(pid_running(pid) for pid in load.pids)
 
 
 def test_a_busy_process_stops_on_its_own_at_its_time_cap() -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..guest.client import GuestClient
+from ..guest.proc_table import stat_fields
 from .base import Backend, BackendError, DesktopHandle
 from .container_entry import ERROR_FILE, READY_FILE
 from .podman_service import EngineUnavailableError, find_engine, start_command
@@ -39,11 +40,8 @@ BUILD_HINT = "desktop-gym image build --offline --engine podman"
 
 
 def _process_start_time(pid: int) -> str | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rindex(")") + 2 :].split()[19]
+    fields = stat_fields(pid)
+    return fields[19] if fields is not None else None
 
 
 def owner_label(pid: int | None = None) -> str:

@@ -22,7 +22,13 @@ import time
 from pathlib import Path
 
 if __package__:
-    from ..guest.proc_table import descendant_pids, kill_until_gone, process_stats, remove_if_nobody_listens
+    from ..guest.proc_table import (
+        descendant_pids,
+        kill_until_gone,
+        process_stats,
+        remove_if_nobody_listens,
+        stat_fields,
+    )
 else:  # started as a script by LocalBackend: the stdlib-only table, without the package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guest"))
     from proc_table import (  # type: ignore[no-redef]
@@ -30,6 +36,7 @@ else:  # started as a script by LocalBackend: the stdlib-only table, without the
         kill_until_gone,
         process_stats,
         remove_if_nobody_listens,
+        stat_fields,
     )
 
 __all__ = ["descendant_pids", "kill_until_gone", "process_stats"]  # re-exported for the backends
@@ -122,12 +129,8 @@ def kill_user(uid: int, timeout: float = 5.0) -> list[int]:
 
 def start_time(pid: int) -> int | None:
     """The start time of ``pid`` in clock ticks after boot (tells a live owner from a reused pid)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return None if fields[0] in "ZX" else int(fields[19])
+    fields = stat_fields(pid)
+    return None if fields is None or fields[0] in "ZX" else int(fields[19])
 
 
 def write_owner_file(workdir: Path, session_id: str, display: str | None) -> None:

@@ -1,4 +1,4 @@
-"""The process table read from /proc: every process's stat fields, a process's descendants, a
+"""The process table read from /proc: a process's or every process's stat fields, a process's descendants, a
 kill loop, and the removal of a socket its dead listener left. Stdlib only: the guest (which
 imports no host code) and the host's session reaper (run as a script) both use it."""
 
@@ -12,17 +12,27 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
+def stat_fields(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat after the command name (``[state, ppid, pgrp, session, ...]``), or None when
+    there is no such process (or no /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def pid_running(pid: int) -> bool:
+    """Whether ``pid`` exists and is neither a zombie nor dead (state Z or X)."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] not in "ZX"
+
+
 def process_stats() -> Iterator[tuple[int, list[str]]]:
-    """``(pid, fields)`` of every process, ``fields`` being /proc/<pid>/stat after the command name
-    (``[state, ppid, pgrp, session, ...]``)."""
+    """``(pid, fields)`` of every process, ``fields`` as :func:`stat_fields` gives them."""
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(entry.path, "stat").read_text()
-        except OSError:
-            continue
-        yield int(entry.name), stat[stat.rindex(")") + 2 :].split()
+        if entry.name.isdigit() and (fields := stat_fields(int(entry.name))) is not None:
+            yield int(entry.name), fields
 
 
 def descendant_pids(root_pid: int) -> list[int]:

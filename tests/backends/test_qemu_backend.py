@@ -17,6 +17,7 @@ from desktop_gym.backend_check import check_backend
 from desktop_gym.backends import BackendError, available_backends, make_backend, qemu
 from desktop_gym.backends.qemu import QemuBackend, kvm_usable
 from desktop_gym.guest.client import GuestClient
+from desktop_gym.guest.proc_table import pid_running
 from desktop_gym.guest.types import GuestError
 from desktop_gym.images.qemu_guest import GuestImage, build_guest_image, latest_guest_image
 from desktop_gym.images.qemu_recipes import DESKTOP
@@ -26,14 +27,6 @@ pytestmark = [
     pytest.mark.timeout(900),
     pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="apt-get install qemu-system-x86"),
 ]
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +141,7 @@ def test_conformance_checks_then_close_leaves_nothing(guest_image, monkeypatch):
         taken.close()
     assert not offered and handle.info["port"] != taken_port
     pid, workdir = handle.info["pid"], backend.workdir
-    assert _running(pid) and workdir is not None and (workdir / "overlay.qcow2").exists()
+    assert pid_running(pid) and workdir is not None and (workdir / "overlay.qcow2").exists()
     report = check_backend(backend, timeout=60)
     print(report.summary())
     verdicts = {check.name: check for check in report.checks}
@@ -156,7 +149,7 @@ def test_conformance_checks_then_close_leaves_nothing(guest_image, monkeypatch):
         assert verdicts[name].ok, report.summary()
     # Screen, input and the accessibility tree need an X display, which the small guest lacks.
     assert not verdicts["screenshot"].ok and "no X display" in verdicts["screenshot"].detail, report.summary()
-    assert not _running(pid), f"qemu {pid} still runs after close"
+    assert not pid_running(pid), f"qemu {pid} still runs after close"
     assert not workdir.exists(), "the overlay folder survived close"
     with pytest.raises(BackendError, match="not running"):
         backend.snapshot()
