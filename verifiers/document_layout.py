@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ._load import guarded_read, open_docx
+from ._text import fold_text
 from .registry import register_verifier
 from .result import VerifierResult
 from .tables import TableOptions, compare_rows
@@ -181,13 +182,9 @@ def verify_docx_header_footer(
         raise ValueError(f"docx_header_footer: part must be 'header' or 'footer', not {part!r}")
     document = open_docx(data)
     found = guarded_read("docx", _header_footer_texts, document, part)
-
-    def fold(value: str) -> str:
-        value = " ".join(value.split())
-        return value.casefold() if ignore_case else value
-
+    needle = fold_text(text, ignore_case)
     for entry in found:
-        if fold(text) in fold(entry["text"]):
+        if needle in fold_text(entry["text"], ignore_case):
             return VerifierResult.passed(f"the {entry['variant']} {part} of section {entry['section']} has {text!r}")
     if not found or not any(entry["text"].strip() for entry in found):
         return VerifierResult.failed(f"the document has no {part} text; expected {text!r}", found=found)

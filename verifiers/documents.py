@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from ._load import guarded_read, is_odt, open_docx, open_odf, require
+from ._text import fold_text
 from .registry import register_verifier
 from .result import VerifierResult, count_mismatch
 
@@ -61,15 +62,10 @@ def _all_paragraphs(document: Any, include_tables: bool = True) -> Iterator[Any]
                     yield from cell.paragraphs
 
 
-def _fold(text: str, ignore_case: bool) -> str:
-    text = " ".join(text.split())
-    return text.casefold() if ignore_case else text
-
-
 def find_paragraphs(document: Any, text: str, ignore_case: bool = False) -> list[Any]:
     """docx paragraphs (body, then table cells) whose text contains ``text`` (whitespace-normalised)."""
-    needle = _fold(text, ignore_case)
-    return [p for p in _all_paragraphs(document) if needle in _fold(p.text, ignore_case)]
+    needle = fold_text(text, ignore_case)
+    return [p for p in _all_paragraphs(document) if needle in fold_text(p.text, ignore_case)]
 
 
 @register_verifier("docx_paragraph", reads="file")
@@ -121,7 +117,7 @@ def verify_document_text(
     """
     paragraphs = [p for p in paragraph_texts(data) if p.strip()]
     if match == "equals_ignoring_breaks":
-        found_text, wanted_text = _fold(" ".join(paragraphs), ignore_case), _fold(text, ignore_case)
+        found_text, wanted_text = fold_text(" ".join(paragraphs), ignore_case), fold_text(text, ignore_case)
         if found_text == wanted_text:
             return VerifierResult.passed("the document's text equals the expected text (paragraph breaks ignored)")
         first = next(
@@ -133,8 +129,8 @@ def verify_document_text(
             f"{wanted_text[first : first + 40]!r}, found {found_text[first : first + 40]!r}"
         )
     if match == "equals":
-        found = [_fold(p, ignore_case) for p in paragraphs]
-        wanted = [_fold(line, ignore_case) for line in text.splitlines() if line.strip()]
+        found = [fold_text(p, ignore_case) for p in paragraphs]
+        wanted = [fold_text(line, ignore_case) for line in text.splitlines() if line.strip()]
         if found == wanted:
             return VerifierResult.passed(f"the document's text equals the expected {len(wanted)} paragraphs")
         first = next(
@@ -147,8 +143,8 @@ def verify_document_text(
             expected_paragraphs=len(wanted),
             found_paragraphs=len(found),
         )
-    whole = _fold("\n".join(paragraphs), ignore_case)
-    if _fold(text, ignore_case) in whole:
+    whole = fold_text("\n".join(paragraphs), ignore_case)
+    if fold_text(text, ignore_case) in whole:
         return VerifierResult.passed(f"the document contains {text[:80]!r}")
     return VerifierResult.failed(f"the document does not contain {text[:80]!r}", excerpt=whole[:500])
 

@@ -11,18 +11,11 @@ from typing import Any
 
 from ._load import guarded_read, odf_mimetype, open_odf, open_pptx, require, unreadable
 from ._ooxml import DRAWING_NS, local_name
+from ._text import fold_text
 from .registry import register_verifier
 from .result import VerifierResult
 
 ODP_MIMETYPE = "application/vnd.oasis.opendocument.presentation"
-
-
-def _spaces(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _fold(text: str) -> str:
-    return _spaces(text).casefold()
 
 
 def pptx_titles(data: bytes | None) -> list[str]:
@@ -40,7 +33,7 @@ def pptx_titles(data: bytes | None) -> list[str]:
 
 
 def _compare_titles(found: list[str], titles: Sequence[str], kind: str) -> VerifierResult:
-    if [_fold(t) for t in found] == [_fold(t) for t in titles]:
+    if [fold_text(t, ignore_case=True) for t in found] == [fold_text(t, ignore_case=True) for t in titles]:
         return VerifierResult.passed(f"the {len(found)} slide titles are in the expected order", found=found)
     return VerifierResult.failed(
         f"the slide titles differ: expected {list(titles)}, found {found}",
@@ -96,7 +89,8 @@ def verify_pptx_autoshape(
 
     shapes = guarded_read("pptx", matching)
     if text is not None:
-        shapes = [s for s in shapes if s.has_text_frame and _fold(text) in _fold(s.text_frame.text)]
+        needle = fold_text(text, ignore_case=True)
+        shapes = [s for s in shapes if s.has_text_frame and needle in fold_text(s.text_frame.text, ignore_case=True)]
     label = f"{geometry} shapes" + (f" with text {text!r}" if text is not None else "")
     if len(shapes) < min_count:
         return VerifierResult.failed(f"slide {slide}: expected at least {min_count} {label}, found {len(shapes)}")
@@ -181,9 +175,9 @@ def pptx_slide_texts(data: bytes | None) -> list[list[str]]:
             texts = []
             for shape in _walk(slide.shapes):
                 if shape.has_text_frame:
-                    texts.append(_spaces(shape.text_frame.text))
+                    texts.append(fold_text(shape.text_frame.text))
                 if getattr(shape, "has_table", False):
-                    texts.extend(_spaces(cell.text) for row in shape.table.rows for cell in row.cells)
+                    texts.extend(fold_text(cell.text) for row in shape.table.rows for cell in row.cells)
             slides.append([text for text in texts if text])
         return slides
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from ._load import guarded_read, open_pptx
 from ._ooxml import DRAWING_NS, local_name
+from ._text import fold_text
 from .registry import register_verifier
 from .result import CheckFailed, VerifierResult, count_mismatch
 
@@ -55,11 +56,6 @@ def slide_text(slide: Any) -> str:
     return "\n".join(lines)
 
 
-def _fold(text: str, ignore_case: bool) -> str:
-    text = " ".join(text.split())
-    return text.casefold() if ignore_case else text
-
-
 @register_verifier("pptx_slide_count", reads="file")
 def verify_pptx_slide_count(
     data: bytes | None, count: int | None = None, min_count: int | None = None, max_count: int | None = None
@@ -99,17 +95,17 @@ def verify_pptx_text(
     numbers = range(1, len(slides) + 1) if slide is None else [slide]
     if slide is not None:
         _pick(slides, slide)
-    needle = _fold(text, ignore_case)
+    needle = fold_text(text, ignore_case)
 
     def shape_texts(page: Any) -> list[str]:
-        return [_fold(shape.text_frame.text, ignore_case) for shape in _walk(page.shapes) if shape.has_text_frame]
+        return [fold_text(shape.text_frame.text, ignore_case) for shape in _walk(page.shapes) if shape.has_text_frame]
 
     for number in numbers:
         page = slides[number - 1]
         if match == "shape":
             found = needle in guarded_read("pptx", shape_texts, page)
         else:
-            found = needle in _fold(guarded_read("pptx", slide_text, page), ignore_case)
+            found = needle in fold_text(guarded_read("pptx", slide_text, page), ignore_case)
         if found:
             return VerifierResult.passed(f"slide {number} has {text[:60]!r}", slide=number)
     where = f"slide {slide}" if slide is not None else f"any of {len(slides)} slides"
@@ -139,7 +135,7 @@ def verify_pptx_title(
     if shape is None:
         return VerifierResult.failed(f"slide {slide} has no title placeholder", expected=title)
     found = shape.text_frame.text if shape.has_text_frame else ""
-    got, want = _fold(found, ignore_case), _fold(title, ignore_case)
+    got, want = fold_text(found, ignore_case), fold_text(title, ignore_case)
     if got == want or (match == "contains" and want in got):
         return VerifierResult.passed(f"slide {slide}'s title is {found!r}")
     return VerifierResult.failed(
@@ -238,7 +234,7 @@ def verify_pptx_notes(data: bytes | None, slide: int, text: str, ignore_case: bo
     found = guarded_read("pptx", notes)
     if found is None:
         return VerifierResult.failed(f"slide {slide} has no speaker notes; expected {text!r}")
-    if _fold(text, ignore_case) in _fold(found, ignore_case):
+    if fold_text(text, ignore_case) in fold_text(found, ignore_case):
         return VerifierResult.passed(f"slide {slide}'s notes contain {text!r}")
     return VerifierResult.failed(f"slide {slide}'s notes do not contain {text!r}; notes: {found[:200]!r}", found=found)
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from ._load import guarded_read
 from ._ooxml import CHART_NS, SHEET_NS, Package, local_name, open_package, texts
+from ._text import fold_text
 from .registry import register_verifier
 from .result import VerifierResult, count_mismatch
 
@@ -128,16 +129,9 @@ def verify_xlsx_charts(
                 f"no {chart_type} chart {where}; chart types found: {found_types}", found=summary
             )
     if title is not None:
-
-        def fold(text: str) -> str:
-            text = " ".join(text.split())
-            return text.casefold() if ignore_case else text
-
-        candidates = [
-            chart
-            for chart in candidates
-            if (fold(title) == fold(chart["title"]) if title_match == "exact" else fold(title) in fold(chart["title"]))
-        ]
+        wanted = fold_text(title, ignore_case)
+        folded = [(chart, fold_text(chart["title"], ignore_case)) for chart in candidates]
+        candidates = [chart for chart, have in folded if (wanted == have if title_match == "exact" else wanted in have)]
         if not candidates:
             titles = [c["title"] for c in charts]
             wording = "titled" if title_match == "exact" else "with a title containing"
