@@ -5,6 +5,7 @@ IMAP LIST and FETCH lines, /proc/net/tcp, the address book. Exact on real text (
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -175,10 +176,8 @@ def test_list_line_round_trip(name: str) -> None:
 @given(st.binary(max_size=200))
 def test_list_and_fetch_parsers_never_crash(data: bytes) -> None:
     for parse in (parse_list_line, parse_fetch_prefix):
-        try:
+        with contextlib.suppress(MailServerError):  # refusing is fine; any other exception fails
             parse(data)
-        except MailServerError:
-            pass
 
 
 def test_fetch_prefix() -> None:
