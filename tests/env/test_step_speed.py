@@ -34,6 +34,21 @@ def painter(display_name: str) -> Iterator[xdisplay.Display]:
     connection.close()
 
 
+@pytest.fixture
+def capture(display_name: str) -> Iterator[ScreenCapture]:
+    capture = ScreenCapture(display_name)
+    yield capture
+    capture.close()
+
+
+def _still_kept_frame(capture: ScreenCapture, wait_until) -> np.ndarray:
+    """A frame kept under ``"kept"``: the first look grabs it, then wait for a look that reuses it."""
+    kept = np.zeros((*capture.size[::-1], 3), dtype=np.uint8)
+    assert capture.refresh(kept, key="kept") is True  # the first look always grabs
+    wait_until(lambda: capture.refresh(kept, key="kept") is False, 5.0, "a still screen to keep its frame")
+    return kept
+
+
 def _window(painter: xdisplay.Display, x: int, y: int):
     screen = painter.screen()
     window = screen.root.create_window(
@@ -52,27 +67,21 @@ def _wait_frame(capture: ScreenCapture, kept: np.ndarray, wait_until, what: str)
 
 
 def test_kept_frame_is_reused_while_nothing_is_drawn_and_regrabbed_after_drawing(
-    display_name: str, painter: xdisplay.Display, wait_until
+    capture: ScreenCapture, painter: xdisplay.Display, wait_until
 ) -> None:
-    capture = ScreenCapture(display_name)
-    try:
-        kept = np.zeros((*capture.size[::-1], 3), dtype=np.uint8)
-        assert capture.refresh(kept, key="kept") is True  # the first look always grabs
-        wait_until(lambda: capture.refresh(kept, key="kept") is False, 5.0, "a still screen to keep its frame")
-        window = _window(painter, 40, 40)
-        _wait_frame(capture, kept, wait_until, "the kept frame to show the mapped white window")
-        assert kept[60, 60].tolist() == [255, 255, 255]
-        gc = window.create_gc(foreground=painter.screen().black_pixel)
-        window.fill_rectangle(gc, 0, 0, 40, 40)
-        painter.sync()
-        _wait_frame(capture, kept, wait_until, "the kept frame to show the black square")
-        assert kept[50, 50].tolist() == [0, 0, 0]
-        assert capture.refresh(np.zeros_like(kept), key="other") is True  # another frame is not the kept one
-        window.unmap()
-        painter.sync()
-        _wait_frame(capture, kept, wait_until, "the kept frame to lose the unmapped window")
-    finally:
-        capture.close()
+    kept = _still_kept_frame(capture, wait_until)
+    window = _window(painter, 40, 40)
+    _wait_frame(capture, kept, wait_until, "the kept frame to show the mapped white window")
+    assert kept[60, 60].tolist() == [255, 255, 255]
+    gc = window.create_gc(foreground=painter.screen().black_pixel)
+    window.fill_rectangle(gc, 0, 0, 40, 40)
+    painter.sync()
+    _wait_frame(capture, kept, wait_until, "the kept frame to show the black square")
+    assert kept[50, 50].tolist() == [0, 0, 0]
+    assert capture.refresh(np.zeros_like(kept), key="other") is True  # another frame is not the kept one
+    window.unmap()
+    painter.sync()
+    _wait_frame(capture, kept, wait_until, "the kept frame to lose the unmapped window")
 
 
 def _shared_frame_equals_fresh_grab(client: GuestClient) -> bool:
@@ -129,18 +138,13 @@ def test_step_screenshots_show_typed_values_in_calc_and_stay_fresh(desktop, wait
 
 
 def test_a_settle_that_saw_drawing_leaves_the_kept_frame_to_be_grabbed_anew(
-    display_name: str, painter: xdisplay.Display, wait_until
+    capture: ScreenCapture, painter: xdisplay.Display, wait_until
 ) -> None:
     """The settle and the kept frame share one damage watch: damage the settle consumed still counts."""
-    capture = ScreenCapture(display_name)
-    try:
-        kept = np.zeros((*capture.size[::-1], 3), dtype=np.uint8)
-        wait_until(lambda: capture.refresh(kept, key="kept") is False, 5.0, "a still screen to keep its frame")
-        window = _window(painter, 40, 40)
-        assert capture.wait_quiet(quiet=0.06, timeout=2.0)  # sees (and clears) the window's damage
-        assert capture.refresh(kept, key="kept") is True
-        assert np.array_equal(kept, capture.grab()) and kept[60, 60].tolist() == [255, 255, 255]
-        window.destroy()
-        painter.sync()
-    finally:
-        capture.close()
+    kept = _still_kept_frame(capture, wait_until)
+    window = _window(painter, 40, 40)
+    assert capture.wait_quiet(quiet=0.06, timeout=2.0)  # sees (and clears) the window's damage
+    assert capture.refresh(kept, key="kept") is True
+    assert np.array_equal(kept, capture.grab()) and kept[60, 60].tolist() == [255, 255, 255]
+    window.destroy()
+    painter.sync()
