@@ -6,7 +6,7 @@ way the app renders them); text checks also read odt (odfpy).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from ._load import guarded_read, is_odt, open_docx, open_odf, require
@@ -329,8 +329,19 @@ def heading_level(paragraph: Any) -> int | None:
     return None
 
 
-def _paragraph_not_found(text: str) -> VerifierResult:
-    return VerifierResult.failed(f"no paragraph contains {text[:60]!r}")
+def _judge_paragraphs(
+    data: bytes | None, text: str, ignore_case: bool, judge: Callable[[list[Any]], VerifierResult]
+) -> VerifierResult:
+    """``judge`` of the docx paragraphs that contain ``text`` (read under the docx guard); failed when none does."""
+    document = open_docx(data)
+
+    def check() -> VerifierResult:
+        paragraphs = find_paragraphs(document, text, ignore_case)
+        if not paragraphs:
+            return VerifierResult.failed(f"no paragraph contains {text[:60]!r}")
+        return judge(paragraphs)
+
+    return guarded_read("docx", check)
 
 
 @register_verifier("docx_paragraph_style", reads="file")
@@ -350,12 +361,8 @@ def verify_docx_paragraph_style(
         heading: the heading level (1 for "Heading 1"; 0 for "Title").
         ignore_case: find ``text`` case-insensitively.
     """
-    document = open_docx(data)
 
-    def check() -> VerifierResult:
-        paragraphs = find_paragraphs(document, text, ignore_case)
-        if not paragraphs:
-            return _paragraph_not_found(text)
+    def judge(paragraphs: list[Any]) -> VerifierResult:
         found = []
         for paragraph in paragraphs:
             style_name = paragraph.style.name if paragraph.style is not None else None
@@ -371,7 +378,7 @@ def verify_docx_paragraph_style(
             reason = f"heading level expected {heading}, found {first['heading']} (style {first['style']!r})"
         return VerifierResult.failed(f"the paragraph with {text[:60]!r} has the wrong {reason}", found=found)
 
-    return guarded_read("docx", check)
+    return _judge_paragraphs(data, text, ignore_case, judge)
 
 
 _ALIGNMENTS = {
@@ -416,12 +423,8 @@ def verify_docx_alignment(
         alignment: ``"left"``, ``"center"``, ``"right"`` or ``"justify"``.
         ignore_case: find ``text`` case-insensitively.
     """
-    document = open_docx(data)
 
-    def check() -> VerifierResult:
-        paragraphs = find_paragraphs(document, text, ignore_case)
-        if not paragraphs:
-            return _paragraph_not_found(text)
+    def judge(paragraphs: list[Any]) -> VerifierResult:
         found = [paragraph_alignment(p) for p in paragraphs]
         if alignment in found:
             return VerifierResult.passed(f"the paragraph with {text[:60]!r} is {alignment}-aligned")
@@ -431,7 +434,7 @@ def verify_docx_alignment(
             found=found,
         )
 
-    return guarded_read("docx", check)
+    return _judge_paragraphs(data, text, ignore_case, judge)
 
 
 def paragraph_line_spacing(paragraph: Any) -> tuple[str, float]:
@@ -482,12 +485,8 @@ def verify_docx_line_spacing(
     """
     if (multiple is None) == (points is None):
         raise ValueError("docx_line_spacing: give exactly one of multiple= or points=")
-    document = open_docx(data)
 
-    def check() -> VerifierResult:
-        paragraphs = find_paragraphs(document, text, ignore_case)
-        if not paragraphs:
-            return _paragraph_not_found(text)
+    def judge(paragraphs: list[Any]) -> VerifierResult:
         kind, want = ("multiple", multiple) if multiple is not None else ("points", points)
         found = [paragraph_line_spacing(p) for p in paragraphs]
         allowed = tolerance if kind == "multiple" else tolerance * 10
@@ -501,4 +500,4 @@ def verify_docx_line_spacing(
             found=[{k: v} for k, v in found],
         )
 
-    return guarded_read("docx", check)
+    return _judge_paragraphs(data, text, ignore_case, judge)
