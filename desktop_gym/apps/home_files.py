@@ -288,6 +288,7 @@ class OSFileTools(AppTools):
 
     # ------------------------------------------------------------------ copy, move, delete
     def _destination(self, source: Path, destination: str, overwrite: bool) -> Path:
+        """Where ``source`` copied or moved to ``destination`` lands, checked; its parent folder is made."""
         target = self._path(destination, "destination")
         if target.is_dir() and not source.is_dir():
             target = target / source.name  # a file copied or moved into a folder keeps its name
@@ -297,6 +298,7 @@ class OSFileTools(AppTools):
             raise ApiArgumentError(f"cannot put the folder {self._show(source)} inside itself")
         if target.exists() and not overwrite:
             raise ApiCallError(f"destination: {self._show(target)} already exists; pass overwrite=True to replace it")
+        target.parent.mkdir(parents=True, exist_ok=True)
         return target
 
     @staticmethod
@@ -319,7 +321,6 @@ class OSFileTools(AppTools):
         """
         origin = self._existing(source, "source")
         target = self._destination(origin, destination, overwrite)
-        target.parent.mkdir(parents=True, exist_ok=True)
         if origin.is_dir():
             self._remove(target)
             shutil.copytree(origin, target, symlinks=True)
@@ -342,7 +343,6 @@ class OSFileTools(AppTools):
         origin = self._existing(source, "source")
         self._not_home(origin, "move")
         target = self._destination(origin, destination, overwrite)
-        target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists():
             self._remove(target)
         shutil.move(str(origin), str(target))
