@@ -5,7 +5,7 @@ Both are read from the package parts (sheet -> drawing -> chart, sheet -> pivot 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from ._load import guarded_read
@@ -72,6 +72,20 @@ def xlsx_charts(package: Package) -> list[dict[str, Any]]:
     return charts
 
 
+def _objects_on(
+    data: bytes | None, read: Callable[[Package], list[dict[str, Any]]], sheet: str | None
+) -> tuple[list[dict[str, Any]], str]:
+    """The objects ``read`` finds in the workbook (only those on ``sheet`` when given) and where they were sought.
+
+    Raises:
+        DocumentError: missing or unreadable.
+    """
+    found = guarded_read("xlsx", read, open_package(data, "xlsx"))
+    if sheet is None:
+        return found, "in the workbook"
+    return [item for item in found if item["sheet"] == sheet], f"on sheet {sheet!r}"
+
+
 def _type_matches(types: Sequence[str], wanted: str) -> bool:
     wanted = wanted.lower().removesuffix("chart")
     # A column chart is a bar chart drawn vertically; asking for "bar" accepts both directions.
@@ -109,11 +123,7 @@ def verify_xlsx_charts(
             (``"Monthly!B2:B13"``; ``$`` ignored; without a sheet name any sheet's range counts).
         categories: the range the chart's categories (x values) come from.
     """
-    package = open_package(data, "xlsx")
-    charts = guarded_read("xlsx", xlsx_charts, package)
-    if sheet is not None:
-        charts = [chart for chart in charts if chart["sheet"] == sheet]
-    where = f"on sheet {sheet!r}" if sheet is not None else "in the workbook"
+    charts, where = _objects_on(data, xlsx_charts, sheet)
     summary = [{k: c[k] for k in ("sheet", "types", "title", "values", "categories")} for c in charts]
     mismatch = count_mismatch(
         len(charts), f"charts {where}", count, min_count if count is None else None, found=summary
@@ -216,11 +226,7 @@ def verify_xlsx_pivot_tables(
         row_fields: one pivot table must have these source columns as row fields (any order).
         data_fields: that pivot table must summarise these source columns.
     """
-    package = open_package(data, "xlsx")
-    pivots = guarded_read("xlsx", xlsx_pivot_tables, package)
-    if sheet is not None:
-        pivots = [pivot for pivot in pivots if pivot["sheet"] == sheet]
-    where = f"on sheet {sheet!r}" if sheet is not None else "in the workbook"
+    pivots, where = _objects_on(data, xlsx_pivot_tables, sheet)
     mismatch = count_mismatch(
         len(pivots), f"pivot tables {where}", count, min_count if count is None else None, found=pivots
     )
