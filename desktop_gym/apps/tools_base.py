@@ -11,9 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError, not_a_tool
+from desktop_gym.guest.apps.tool_schema import (
+    DEFAULT_CALL_TIMEOUT_S,
+    ApiArgumentError,
+    ApiCallError,
+    not_a_tool,
+    slow,
+)
 
-__all__ = ["ApiArgumentError", "ApiCallError", "AppTools"]
+__all__ = ["ApiArgumentError", "ApiCallError", "AppTools", "slow"]
 
 
 class AppTools:
@@ -34,6 +40,10 @@ class AppTools:
     uses_a11y: ClassVar[bool] = False
     """Whether these tools reach their app over the accessibility bus (the registry then runs each call
     holding the guest's one libatspi lock, ``desktop_gym.guest.a11y.locked_bus``)."""
+
+    call_timeout_s: ClassVar[float] = DEFAULT_CALL_TIMEOUT_S
+    """Seconds the guest's watchdog lets one call run before it reports the app hung; a method that
+    waits longer on purpose says so with ``@slow(seconds)``."""
 
     document_check: ClassVar[tuple[str, str] | None] = None
     """``(attribute, what)``: a bound document must have ``attribute``, else "the current document is not

@@ -125,3 +125,22 @@ def test_call_api_checks_before_reaching_the_app() -> None:
         registry.call_api(NotLaunched, "set_cell_value", '{"cell": "A1"}')
     with pytest.raises(ApiCallError, match="calc has no UNO connection"):
         registry.call_api(NotLaunched, "set_cell_value", '{"cell": "A1", "value": 1}')
+
+
+def test_every_call_limit_outlasts_the_methods_own_waits_and_fits_the_hosts_deadline() -> None:
+    from desktop_gym.apps.chrome.tools import DOWNLOAD_TIMEOUT_S, ChromeTools
+    from desktop_gym.apps.gimp.tools import CALL_TIMEOUT_S as GIMP_WAIT_S
+    from desktop_gym.apps.gimp.tools import GimpTools
+    from desktop_gym.apps.os.tools import MAX_SHELL_TIMEOUT_S, OSTools
+    from desktop_gym.apps.vscode.tools import MAX_COMMAND_TIMEOUT_S, VSCodeTools
+    from desktop_gym.guest.apps.tool_schema import DEFAULT_CALL_TIMEOUT_S, call_limit
+    from desktop_gym.guest.client import API_DEADLINE
+
+    assert call_limit(VSCodeTools, "run_in_terminal") > MAX_COMMAND_TIMEOUT_S
+    assert call_limit(OSTools, "run_shell") > MAX_SHELL_TIMEOUT_S
+    assert call_limit(ChromeTools, "download") > DOWNLOAD_TIMEOUT_S
+    assert all(call_limit(GimpTools, name) > GIMP_WAIT_S for name in tool_methods(GimpTools))
+    assert call_limit(CalcTools, "save") > call_limit(CalcTools, "set_cell_value") == DEFAULT_CALL_TIMEOUT_S
+    for app in registry.TOOL_CLASSES:  # the host waits for the guest's own verdict, never less
+        tools = registry.TOOL_CLASSES[app]
+        assert all(call_limit(tools, name) < API_DEADLINE for name in tool_methods(tools)), app

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -119,6 +120,16 @@ def test_run_in_terminal_runs_in_the_workspace(editor):
     assert result["output"].splitlines()[-1] == "hi you"
     with pytest.raises(GuestError, match="at most 120"):
         vscode(editor, "run_in_terminal", command="true", timeout=1000)
+
+
+def test_a_command_may_run_past_the_guests_default_call_limit(editor):
+    # The guest's watchdog allows 10 s a call unless the method says more (``@slow``): a command
+    # given 20 s must not be cut off as a hung app at 10 s.
+    started = time.monotonic()
+    result = vscode(editor, "run_in_terminal", command="sleep 10.5 && echo finished", timeout=20)
+    assert result["exit_code"] == 0 and not result["timed_out"], result
+    assert result["output"].strip() == "finished"
+    assert time.monotonic() - started >= 10.5
 
 
 def test_extensions_install_list_uninstall_offline(editor):

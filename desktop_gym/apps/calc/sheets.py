@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, slow
 
 from .common import CalcBase, range_name
+
+CHART_TIMEOUT_S = 20.0  # a chart or pivot table: seconds the guest lets the call run
+SAVE_CALL_TIMEOUT_S = 30.0  # a save (the export filter runs in the call)
 
 _CHART_DIAGRAMS = {
     "bar": "com.sun.star.chart.BarDiagram",
@@ -104,6 +107,7 @@ class CalcSheetTools(CalcBase):
         """
         return range_name(self._used_address(self._sheet(sheet)))
 
+    @slow(CHART_TIMEOUT_S)
     def insert_chart(
         self,
         data_range: str,
@@ -153,6 +157,7 @@ class CalcSheetTools(CalcBase):
             chart.getTitle().String = title
         return name
 
+    @slow(CHART_TIMEOUT_S)
     def create_pivot_table(
         self,
         source_range: str,
@@ -217,6 +222,7 @@ class CalcSheetTools(CalcBase):
         tables.insertNewByName(name, target, descriptor)
         return name
 
+    @slow(SAVE_CALL_TIMEOUT_S)
     def save(self, path: str | None = None) -> str:
         """Save the document: in place in its current format, or as a new file (Save As).
 

@@ -17,6 +17,7 @@ from typing import Any
 from ...polling import poll_until
 from ..devtools import DevToolsError
 from ..devtools_browser import Browser
+from ..tools_base import slow
 from . import webui_scripts
 from .tools_common import MAX_RESULTS, ApiArgumentError, ApiCallError
 from .tools_pages import PageTools
@@ -126,6 +127,7 @@ class ChromeTools(PageTools):
         return found[:limit]
 
     # ------------------------------------------------------------------ downloads
+    @slow(DOWNLOAD_TIMEOUT_S + 10)  # the download, and the browser calls around it
     def download(self, url: str) -> str:
         """Download a file into the download folder and wait until it is complete; returns its path.
 

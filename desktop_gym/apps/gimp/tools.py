@@ -91,6 +91,7 @@ class GimpTools(AppTools):
     """The image in front in GIMP: open, inspect, transform, adjust colors, add text, export and save."""
 
     uses_uno: ClassVar[bool] = False
+    call_timeout_s: ClassVar[float] = CALL_TIMEOUT_S + 5  # every call waits on Script-Fu for up to CALL_TIMEOUT_S
 
     # ------------------------------------------------------------------ plumbing
     def _port(self) -> int:

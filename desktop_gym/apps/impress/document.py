@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, slow
 
 from .common import ImpressBase
+
+SAVE_CALL_TIMEOUT_S = 30.0  # a save (the export filter runs in the call): seconds the guest lets it run
 
 TransitionName = Literal["none", "fade", "push", "wipe", "cover", "dissolve", "split", "random_bars", "circle", "zoom"]
 _TRANSITIONS: dict[str, tuple[str, str]] = {
@@ -97,6 +99,7 @@ class ImpressDocumentTools(ImpressBase):
             notes_page.add(shape)
         return shape
 
+    @slow(SAVE_CALL_TIMEOUT_S)
     def save(self, path: str | None = None, file_format: Literal["keep", "pptx", "odp", "pdf"] = "keep") -> str:
         """Save the presentation: in place, as a new file (Save As), or exported as PDF.
 

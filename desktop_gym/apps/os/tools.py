@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 from typing import ClassVar
 
-from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, ApiCallError, slow
 from desktop_gym.guest.processes import run_capped, session_env
 
 from ..home_files import OSFileTools, truncate
@@ -32,6 +32,7 @@ class OSTools(OSFileTools):
     """The registry runs these tools without a UNO connection or a launched app."""
 
     # ------------------------------------------------------------------ shell
+    @slow(MAX_SHELL_TIMEOUT_S + 5)
     def run_shell(self, command: str, timeout: float = 30.0, cwd: str = "~", max_output_chars: int = 10000) -> dict:
         """Run a bash command as the desktop user and wait for it; everything it started ends with it.
 

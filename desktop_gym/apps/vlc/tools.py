@@ -26,8 +26,8 @@ from .vlcrc import parse_vlcrc, read_vlcrc, update_vlcrc
 MEDIA_TYPES = (".mp4", ".mkv", ".webm", ".ogg", ".ogv", ".mp3", ".wav", ".avi", ".m3u", ".flac", ".srt")
 #: Seconds one request may take.
 CALL_TIMEOUT_S = 10.0
-#: Seconds a change may take to show in VLC's state: under the guest's 10 s cap on an API call
-#: (``registry.DEFAULT_TIMEOUT_S``), so a change that never shows is this call's own error.
+#: Seconds a change may take to show in VLC's state (after its request; ``VlcTools.call_timeout_s``
+#: covers both, so a change that never shows is this call's own error, not a hung-app report).
 SETTLE_S = 8.0
 #: How far past a seek target a paused seek plays, so the frame shown is from the target on.
 FRAME_ADVANCE_S = 0.2
@@ -75,6 +75,7 @@ class VlcTools(AppTools):
     and preferences."""
 
     uses_uno: ClassVar[bool] = False
+    call_timeout_s: ClassVar[float] = CALL_TIMEOUT_S + SETTLE_S + 2  # a request, then its change showing
 
     # ------------------------------------------------------------------ plumbing
     def _request(self, path: str = "status.json", **query: Any) -> Any:

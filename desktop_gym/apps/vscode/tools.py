@@ -16,6 +16,7 @@ from typing import Any
 from desktop_gym.guest.processes import run_capped, session_env
 
 from ..home_files import truncate
+from ..tools_base import slow
 from . import extensions, workspace_search
 from .settings_files import (
     KEYBINDINGS_FILE,
@@ -176,6 +177,7 @@ class VSCodeTools(VSCodeToolsBase):
             raise ApiArgumentError(str(error)) from None
         return {"files": changed, "count": len(changed)}
 
+    @slow(MAX_COMMAND_TIMEOUT_S + 5)
     def run_in_terminal(self, command: str, timeout: float = 30.0) -> dict:
         """Run a bash command in the workspace folder (as VS Code's integrated terminal would) and wait.
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop_gym.guest.apps.tool_schema import ApiArgumentError
+from desktop_gym.guest.apps.tool_schema import ApiArgumentError, slow
 
 from .common import HMM_PER_CM, WriterBase
+
+SAVE_CALL_TIMEOUT_S = 30.0  # a save (the export filter runs in the call): seconds the guest lets it run
 
 _PAPER_SIZES_HMM = {
     "a3": (29700, 42000),
@@ -181,6 +183,7 @@ class WriterPageTools(WriterBase):
         self._paragraph(paragraph).BreakType = uno.Enum("com.sun.star.style.BreakType", "PAGE_BEFORE")
         return f"page break before paragraph {paragraph}"
 
+    @slow(SAVE_CALL_TIMEOUT_S)
     def save(self, path: str | None = None, file_format: SaveFormat | None = None) -> str:
         """Save the document: in place in its current format, as a new file, or exported as PDF.
 

@@ -22,10 +22,12 @@ from desktop_gym.apps.spec import APP_SPECS
 from desktop_gym.errors import UnknownAppApiError
 
 from .tool_schema import (
+    DEFAULT_CALL_TIMEOUT_S,
     ApiArgumentError,
     ApiCallError,
     ToolMethod,
     api_namespace,
+    call_limit,
     find_method,
     prompt_text,
     tool_schemas,
@@ -77,9 +79,8 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-DEFAULT_TIMEOUT_S = 10.0
-SLOW_METHODS = {"save": 30.0, "create_pivot_table": 20.0, "insert_chart": 20.0, "run_shell": 125.0}
-"""Methods that may legitimately take longer than :data:`DEFAULT_TIMEOUT_S` (seconds)."""
+DEFAULT_TIMEOUT_S = DEFAULT_CALL_TIMEOUT_S
+"""A call's limit where its tool class and method name none (``AppTools.call_timeout_s``, ``@slow``)."""
 
 
 def resolve_app(name: str) -> str:
@@ -209,7 +210,8 @@ def run_tool(
         method_name: The method (``"set_cell_value"``); ``internal`` allows non-tool methods.
         arguments: Already validated keyword arguments.
         home: The session home, for ``~/`` paths.
-        timeout: Seconds before ``UnoTimeoutError`` (default: per method, see :data:`SLOW_METHODS`).
+        timeout: Seconds before ``UnoTimeoutError`` (default: the method's ``@slow`` limit, else its
+            class's ``call_timeout_s``).
         internal: Allow methods hidden from the agent (``summary``).
         app: The app or tool class name (default: ``launched.app``).
         focus_key: The desktop's focus key (``WindowManager.focus_key``): the call acts on the
@@ -229,7 +231,7 @@ def run_tool(
     qualified = f"{tools_class.__name__}.{method_name}"
     if not internal:
         find_method(tools_class, method_name)
-    limit = timeout if timeout is not None else SLOW_METHODS.get(method_name, DEFAULT_TIMEOUT_S)
+    limit = timeout if timeout is not None else call_limit(tools_class, method_name)
     if not getattr(tools_class, "uses_uno", True):
         tools = tools_class(home=home)
         call = lambda: getattr(tools, method_name)(**(arguments or {}))  # noqa: E731

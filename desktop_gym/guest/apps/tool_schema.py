@@ -36,10 +36,35 @@ _NOT_A_TOOL = "__desktop_gym_not_a_tool__"
 _EMPTY = inspect.Parameter.empty
 
 
+DEFAULT_CALL_TIMEOUT_S = 10.0
+"""Seconds the guest lets one API call run unless its class or method says otherwise (``AppTools.call_timeout_s``)."""
+_CALL_TIMEOUT = "_desktop_gym_call_timeout_s"
+
+
 def not_a_tool(method: F) -> F:
     """Mark a public method of a tool class as internal: not offered to the agent, not callable by it."""
     setattr(method, _NOT_A_TOOL, True)
     return method
+
+
+def slow(seconds: float) -> Callable[[F], F]:
+    """Let one tool method run ``seconds`` under the guest's watchdog instead of its class's ``call_timeout_s``.
+
+    For a method that waits on purpose (a command with its own timeout, a download, a save): the
+    watchdog's limit must exceed the method's own wait, or the guest reports the app as hung first.
+    """
+
+    def mark(method: F) -> F:
+        setattr(method, _CALL_TIMEOUT, float(seconds))
+        return method
+
+    return mark
+
+
+def call_limit(tools_class: type, method_name: str) -> float:
+    """Seconds the guest lets ``tools_class.method_name`` run: its ``@slow`` limit, else the class's."""
+    default = float(getattr(tools_class, "call_timeout_s", DEFAULT_CALL_TIMEOUT_S))
+    return float(getattr(getattr(tools_class, method_name, None), _CALL_TIMEOUT, default))
 
 
 @dataclass(frozen=True)
