@@ -80,7 +80,7 @@ def __getattr__(name: str) -> Any:
 
 
 DEFAULT_TIMEOUT_S = DEFAULT_CALL_TIMEOUT_S
-"""A call's limit where its tool class and method name none (``AppTools.call_timeout_s``, ``@slow``)."""
+"""A call's limit when neither its tool class nor its method sets one (``AppTools.call_timeout_s``, ``@slow``)."""
 
 
 def resolve_app(name: str) -> str:
