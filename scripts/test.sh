@@ -16,6 +16,7 @@ HEAVY_STAGES=(
   "adapters|1200|stage_adapters|tests/adapters"
   "browser|300|stage_browser|tests/web"
   "apigen|240|stage_apigen|tests/api_generators"
+  "load|720|stage_load|tests/env tests/serve"
 )
 status=0
 summary=()

@@ -30,7 +30,14 @@ def misplaced(folders: dict[str, list[Path]], root: Path) -> list[str]:
 
 def test_every_stage_marked_test_is_in_its_stage_folders() -> None:
     folders = stage_folders((ROOT / "scripts" / "test.sh").read_text(encoding="utf-8"))
-    assert set(folders) == {"stage_serve", "stage_train", "stage_adapters", "stage_browser", "stage_apigen"}
+    assert set(folders) == {
+        "stage_serve",
+        "stage_train",
+        "stage_adapters",
+        "stage_browser",
+        "stage_apigen",
+        "stage_load",
+    }
     assert all(folder.is_dir() for paths in folders.values() for folder in paths)
     assert misplaced(folders, ROOT) == []
 

@@ -13,7 +13,7 @@ from desktop_gym.testing import cpu_load, screen_difference
 
 from ..support.shared_env import env_on_session_desktop
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.stage_load]
 
 TASK = "starter.calc_fill_totals"
 STEPS = 4  # typed steps compared with the settled screen (each on a fresh reset)

@@ -20,7 +20,7 @@ from desktop_gym.testing import cpu_load, screen_difference
 
 from ..support.shared_env import env_on_session_desktop
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.stage_load]
 
 SEED = 123
 ALL_PARTS = ("screenshot", "a11y_tree", "app_info")

@@ -12,7 +12,7 @@ from gymnasium.utils.env_checker import check_env
 from desktop_gym.serve.client import RemoteEnv
 from desktop_gym.testing import cpu_load
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.stage_load]
 
 TASK = "starter.calc_fill_totals"
 
