@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_local import percentile  # noqa: E402
 
+from desktop_gym.polling import poll_until  # noqa: E402
 from desktop_gym.serve.client import RemoteEnv  # noqa: E402
 from desktop_gym.serve.server import EnvServer  # noqa: E402
 from desktop_gym.web import LocalServerSource, create_app  # noqa: E402
@@ -80,8 +81,10 @@ def main() -> None:
                 closed += step_block(env, args.steps)
                 stop = threading.Event()
                 watcher = threading.Thread(target=watch, args=(web.url, env.env_id, stop, counts), daemon=True)
+                shown = counts["thumbnails"]
                 watcher.start()
-                time.sleep(0.5)  # a page that is already open
+                # Time the steps with a page that is already open: once it has fetched a thumbnail.
+                poll_until(lambda shown=shown: counts["thumbnails"] > shown, 30, "the dashboard page's first thumbnail")
                 opened += step_block(env, args.steps)
                 stop.set()
                 watcher.join(10)
