@@ -278,15 +278,39 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
+def measured_rounds(doc: str, default_rounds: int, measure: Callable[[int], Any]) -> tuple[Any, Any, str]:
+    """Parse ``--rounds`` and ``--json``, run ``measure(rounds)``; the arguments, its result and the load."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=default_rounds)
     parser.add_argument("--json", type=Path, help="also write a result file (bench/results/log format)")
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     result = measure(args.rounds)
     load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
-    print(f"Calc, {args.rounds} paired rounds ({os.cpu_count()} cores, {load})")
+    print(f"Calc, {args.rounds} rounds ({os.cpu_count()} cores, {load})")
+    return args, result, load
+
+
+def write_result(args: Any, load: str, script: str, title: str, notes: list[str], tables: list[dict]) -> None:
+    """Write the run as a result file (``bench/results/log`` format) where ``--json`` asks for one."""
+    if args.json is None:
+        return
+    benchmark = f"bench/{Path(script).name}"
+    record = {
+        "title": title,
+        "benchmark": benchmark,
+        "command": f".venv/bin/python {benchmark} --rounds {args.rounds}",
+        "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{os.cpu_count()} cores",
+        "load": load,
+        "notes": notes,
+        "tables": tables,
+    }
+    args.json.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def main() -> None:
+    args, result, load = measured_rounds(__doc__, 7, measure)
     rows = [[name, _ms(values)] for name, values in result["seconds"].items()]
     for name, cell in rows:
         print(f"  {name:<26} p50 {cell}")
@@ -299,22 +323,18 @@ def main() -> None:
         print(f"  failed (a fresh office took over): {result['failed']}")
     for line in result["xml_diff_sample"]:
         print(f"    {line}")
-    if args.json:
-        record = {
-            "title": "A kept office's reset: loads against a sheet swap (Calc)",
-            "benchmark": "bench/bench_document_swap.py",
-            "command": f".venv/bin/python bench/bench_document_swap.py --rounds {args.rounds}",
-            "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{os.cpu_count()} cores",
-            "load": load,
-            "notes": [
-                f"sheet swap: {verdict}",
-                f"failed calls (a fresh office took over): {result['failed'] or 'none'}",
-                *(f"diff: {line}" for line in result["xml_diff_sample"][:3]),
-            ],
-            "tables": [{"columns": ["path", "Calc p50 (min-max)"], "rows": rows}],
-        }
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+    write_result(
+        args,
+        load,
+        __file__,
+        "A kept office's reset: loads against a sheet swap (Calc)",
+        notes=[
+            f"sheet swap: {verdict}",
+            f"failed calls (a fresh office took over): {result['failed'] or 'none'}",
+            *(f"diff: {line}" for line in result["xml_diff_sample"][:3]),
+        ],
+        tables=[{"columns": ["path", "Calc p50 (min-max)"], "rows": rows}],
+    )
 
 
 if __name__ == "__main__":

@@ -20,10 +20,6 @@ pixels it changed), and what the work during the episode took.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_document_swap import Office, _workbook  # noqa: E402
+from bench_document_swap import Office, _ms, _workbook, measured_rounds, write_result  # noqa: E402
 
 from desktop_gym.guest.apps import uno_bridge  # noqa: E402
 from tests.support.soffice import stop_all  # noqa: E402
@@ -172,19 +168,8 @@ def measure(rounds: int) -> dict[str, Any]:
     return {"seconds": seconds, "pixels": pixels, "episode": episode}
 
 
-def _ms(values: list[float]) -> str:
-    return f"{statistics.median(values) * 1000:.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--json", type=Path, help="also write a result file (bench/results/log format)")
-    args = parser.parse_args()
-    load_before = os.getloadavg()[0]
-    result = measure(args.rounds)
-    load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
-    print(f"Calc, {args.rounds} paired rounds ({os.cpu_count()} cores, {load})")
+    args, result, load = measured_rounds(__doc__, 7, measure)
     rows = []
     for name, values in result["seconds"].items():
         differing = result["pixels"].get(name)
@@ -199,23 +184,19 @@ def main() -> None:
     ]
     for note in notes:
         print(f"  {note}")
-    if args.json:
-        record = {
-            "title": "A kept office that loads the next document during the episode (Calc)",
-            "benchmark": "bench/bench_office_prefetch.py",
-            "command": f".venv/bin/python bench/bench_office_prefetch.py --rounds {args.rounds}",
-            "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{os.cpu_count()} cores",
-            "load": load,
-            "notes": notes,
-            "tables": [
-                {
-                    "columns": COLUMNS,
-                    "rows": rows,
-                }
-            ],
-        }
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+    write_result(
+        args,
+        load,
+        __file__,
+        "A kept office that loads the next document during the episode (Calc)",
+        notes=notes,
+        tables=[
+            {
+                "columns": COLUMNS,
+                "rows": rows,
+            }
+        ],
+    )
 
 
 if __name__ == "__main__":

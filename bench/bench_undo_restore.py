@@ -16,11 +16,7 @@ how many rounds were faithful.
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import json
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_document_swap import Office, _workbook  # noqa: E402
+from bench_document_swap import Office, _ms, _workbook, measured_rounds, write_result  # noqa: E402
 from bench_office_prefetch import Screen  # noqa: E402
 
 from desktop_gym.guest.input import InputController  # noqa: E402
@@ -112,14 +108,7 @@ def measure(rounds: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--json", type=Path, help="also write a result file (bench/results/log format)")
-    args = parser.parse_args()
-    load_before = os.getloadavg()[0]
-    result = measure(args.rounds)
-    load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
-    print(f"Calc, {args.rounds} rounds ({os.cpu_count()} cores, {load})")
+    args, result, load = measured_rounds(__doc__, 6, measure)
     rows = []
     for name, record in result.items():
         seconds = record["seconds"]
@@ -129,7 +118,7 @@ def main() -> None:
         rows.append(
             [
                 name,
-                f"{statistics.median(seconds) * 1000:.0f} ms ({min(seconds) * 1000:.0f}-{max(seconds) * 1000:.0f})",
+                _ms(seconds),
                 f"{min(record['steps'])}-{max(record['steps'])}",
                 f"{faithful} of {len(seconds)}",
                 f"{min(record['xml'])}-{max(record['xml'])}",
@@ -139,34 +128,30 @@ def main() -> None:
         print("  " + " | ".join(rows[-1]))
         if record["sample"] and record["sample"][0]:
             print(f"    first differing flat-XML parts: {record['sample'][0]}")
-    if args.json:
-        record = {
-            "title": "Restoring a kept office's document by undoing the episode (Calc)",
-            "benchmark": "bench/bench_undo_restore.py",
-            "command": f".venv/bin/python bench/bench_undo_restore.py --rounds {args.rounds}",
-            "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{os.cpu_count()} cores",
-            "load": load,
-            "notes": [
-                f"{name}: first differing flat-XML parts: {record['sample'][0]}"
-                for name, record in result.items()
-                if record["sample"] and record["sample"][0]
-            ],
-            "tables": [
-                {
-                    "columns": [
-                        "episode",
-                        "restore to the screen's last change, p50 (min-max)",
-                        "steps undone",
-                        "faithful (XML and pixels equal)",
-                        "flat-XML lines unlike a fresh load",
-                        "pixels unlike a fresh load",
-                    ],
-                    "rows": rows,
-                }
-            ],
-        }
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+    write_result(
+        args,
+        load,
+        __file__,
+        "Restoring a kept office's document by undoing the episode (Calc)",
+        notes=[
+            f"{name}: first differing flat-XML parts: {record['sample'][0]}"
+            for name, record in result.items()
+            if record["sample"] and record["sample"][0]
+        ],
+        tables=[
+            {
+                "columns": [
+                    "episode",
+                    "restore to the screen's last change, p50 (min-max)",
+                    "steps undone",
+                    "faithful (XML and pixels equal)",
+                    "flat-XML lines unlike a fresh load",
+                    "pixels unlike a fresh load",
+                ],
+                "rows": rows,
+            }
+        ],
+    )
 
 
 if __name__ == "__main__":
