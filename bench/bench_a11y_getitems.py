@@ -1,4 +1,4 @@
-"""Could one ``Cache.GetItems`` call per app replace the tree walk? A lower bound beside the walk.
+"""Could one ``Cache.GetItems`` call per app, or pipelined calls, replace the tree walk? Lower bounds.
 
 Run: ``.venv/bin/python bench/bench_a11y_getitems.py [--app calc|writer] [--rounds 21] [--json OUT]``.
 Starts its own Xvfb, session bus, openbox and office (as ``bench_a11y.py`` does), then, in paired
@@ -8,11 +8,14 @@ rounds, times:
 - ``GetItems reply``: ``org.a11y.atspi.Cache.GetItems`` on the office's accessibility bus name,
   until the last byte of the reply has arrived on a raw socket (nothing decoded);
 - ``per-node reads``: what a GetItems reader would still ask per shown node (box, text, the grid
-  summary), i.e. what the bulk reply does not carry.
+  summary), i.e. what the bulk reply does not carry;
+- ``pipelined reader``: a reader that sends every D-Bus call of a tree level before awaiting a
+  reply (:class:`PipelinedReader`; children, states, roles, boxes and names, through Gio).
 
 A reader built on GetItems costs at least ``reply + per-node reads`` (decoding not counted); the
-table gives its paired ratio to the walk. It also counts the objects the reply lists and the walk's
-visible nodes missing from it (the bridge builds its object set from events).
+table gives its paired ratio to the walk, and the pipelined reader's. It also counts the objects
+the reply lists and the walk's visible nodes missing from it (the bridge builds its object set
+from events).
 """
 
 from __future__ import annotations
@@ -85,6 +88,69 @@ class RawBus:
         return blob
 
 
+SHOWN_STATES = (1 << 25) | (1 << 30)  # ATSPI_STATE_SHOWING | ATSPI_STATE_VISIBLE, in the first word
+MANAGES_DESCENDANTS = 1 << 31
+ACCESSIBLE = "org.a11y.atspi.Accessible"
+
+
+class PipelinedReader:
+    """Reads the shown tree level by level, every call of a level sent before the first reply is awaited.
+
+    Per level: the children of each shown node (one ``GetChildren`` each), the states of every child,
+    then the role, box and name of each shown child. Text, grid summaries and the menu-bar offset
+    are not read, so it does less than the walk: a lower bound for a pipelined D-Bus reader.
+    """
+
+    def __init__(self, bus: object, office: str) -> None:
+        from gi.repository import GLib
+
+        self._bus, self._office, self._glib = bus, office, GLib
+        self._context = GLib.MainContext.default()
+
+    def _batch(self, calls: list[tuple[str, str, str, object]]) -> list[object]:
+        replies: list[object] = [None] * len(calls)
+        pending = [len(calls)]
+
+        def done(bus: object, result: object, index: int) -> None:
+            try:
+                replies[index] = bus.call_finish(result).unpack()  # type: ignore[attr-defined]
+            except Exception as error:  # noqa: BLE001 - a node gone meanwhile: its reply is the error
+                replies[index] = error
+            pending[0] -= 1
+
+        for index, (path, interface, method, args) in enumerate(calls):
+            self._bus.call(self._office, path, interface, method, args, None, 0, 5000, None, done, index)  # type: ignore[attr-defined]
+        while pending[0]:
+            self._context.iteration(True)
+        return replies
+
+    def read(self) -> int:
+        """Read the shown tree; how many shown nodes."""
+        screen = self._glib.Variant("(u)", (0,))
+        name = self._glib.Variant("(ss)", (ACCESSIBLE, "Name"))
+        frontier, shown = ["/org/a11y/atspi/accessible/root"], 0
+        while frontier:
+            listed = self._batch([(path, ACCESSIBLE, "GetChildren", None) for path in frontier])
+            children = [child for reply in listed if isinstance(reply, tuple) for _bus, child in reply[0]]
+            states = self._batch([(child, ACCESSIBLE, "GetState", None) for child in children])
+            visible = [
+                (child, state[0][0])
+                for child, state in zip(children, states, strict=True)
+                if isinstance(state, tuple) and state[0][0] & SHOWN_STATES == SHOWN_STATES
+            ]
+            calls = []
+            for child, _word in visible:
+                calls += [
+                    (child, ACCESSIBLE, "GetRole", None),
+                    (child, "org.a11y.atspi.Component", "GetExtents", screen),
+                    (child, "org.freedesktop.DBus.Properties", "Get", name),
+                ]
+            self._batch(calls)
+            shown += len(visible)
+            frontier = [child for child, word in visible if not word & MANAGES_DESCENDANTS]
+        return shown
+
+
 def _document(work: Path, app: str) -> Path:
     if app == "calc":
         import openpyxl
@@ -150,6 +216,7 @@ def _rounds(grid: object, rounds: int) -> dict[str, object]:
     listed = {item[0][1] for item in items}
     missing = sum(1 for node, _role, _box in shown if node.path not in listed)
     raw = RawBus(address)
+    pipelined = PipelinedReader(gio_bus, office)
 
     def per_node() -> None:
         with a11y.locked_bus() as atspi:
@@ -163,19 +230,24 @@ def _rounds(grid: object, rounds: int) -> dict[str, object]:
         "walk": lambda: a11y.linearize_tree(True, MAX_NODES, grid_contents=grid),  # type: ignore[arg-type]
         "GetItems reply": lambda: raw.call(office, *CACHE),
         "per-node reads": per_node,
+        "pipelined reader, at least": pipelined.read,
     }
     seconds: dict[str, list[float]] = {name: [] for name in paths}
     names = list(paths)
     for round_ in range(rounds):
-        for name in names[round_ % 3 :] + names[: round_ % 3]:  # rotate the order
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:  # rotate the order
             started = time.perf_counter()
             paths[name]()
             seconds[name].append(time.perf_counter() - started)
     bound = [a + b for a, b in zip(seconds["GetItems reply"], seconds["per-node reads"], strict=True)]
     ratio = statistics.median(x / y for x, y in zip(bound, seconds["walk"], strict=True))
+    pipelined_ratio = statistics.median(
+        x / y for x, y in zip(seconds["pipelined reader, at least"], seconds["walk"], strict=True)
+    )
     return {
         "seconds": {**seconds, "GetItems reader, at least": bound},
         "ratio": ratio,
+        "pipelined_ratio": pipelined_ratio,
         "objects": len(items),
         "shown": len(shown),
         "missing": missing,
@@ -203,10 +275,15 @@ def main() -> None:
     for name, cell in rows:
         print(f"  {name:<26} p50 {cell}")
     print(f"  GetItems reader / walk, paired p50: x{result['ratio']:.2f}")
+    print(f"  pipelined reader / walk, paired p50: x{result['pipelined_ratio']:.2f}")
     if args.json:
         table = {
             "columns": ["path", f"{args.app} p50 (min-max)"],
-            "rows": [*rows, ["reader / walk", f"x{result['ratio']:.2f}"]],
+            "rows": [
+                *rows,
+                ["reader / walk", f"x{result['ratio']:.2f}"],
+                ["pipelined reader / walk", f"x{result['pipelined_ratio']:.2f}"],
+            ],
         }
         record = {
             "title": f"Cache.GetItems against the tree walk ({args.app})",
