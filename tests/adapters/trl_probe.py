@@ -8,13 +8,14 @@ replaced: instead of generating through vLLM (which needs a GPU) it reports what
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 from trl.experimental.async_grpo.async_rollout_worker import AsyncRolloutWorker, _AsyncRolloutLoop
 
 
 class ProbeLoop(_AsyncRolloutLoop):
-    """TRL's rollout loop, built by TRL in the child; ``run`` reports the child's view and returns."""
+    """TRL's rollout loop, built by TRL in the child; ``run`` reports the child's view, then waits to be stopped."""
 
     def run(self) -> None:
         (instance,) = self._environment_pool[None]
@@ -28,6 +29,12 @@ class ProbeLoop(_AsyncRolloutLoop):
                 "source": instance.source.to_json(),
             }
         )
+        # Run until the parent stops the worker, as TRL's loop does. TRL's stop-watcher thread waits
+        # on the parent's stop event; a child that exits while that thread waits leaves the event
+        # counting a sleeper that never wakes, and the parent's ``stop()`` then blocks for ever in
+        # ``Event.set`` (seen once in CI: 400 s).
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_until_complete(self._stop_event.wait())
 
 
 class ProbeWorker(AsyncRolloutWorker):

@@ -217,7 +217,8 @@ def test_a_sigkilled_owner_leaves_no_marker_less_process(wait_until: Callable) -
     )
     try:
         uid = json.loads(owner.stdout.readline())["uid"]
-        assert sleeps_with(seconds)
+        # The shell returns once it has forked the background job; `sleep` itself starts after it.
+        wait_until(lambda: sleeps_with(seconds), 10, f"the session's sleep {seconds} to start")
     finally:
         owner.kill()
         owner.wait()
