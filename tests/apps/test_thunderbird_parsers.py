@@ -16,7 +16,7 @@ from desktop_gym.apps.thunderbird import addressbook
 from desktop_gym.apps.thunderbird.filters import format_filters, parse_conditions, parse_filters
 from desktop_gym.apps.thunderbird.imap import MailServerError, parse_fetch_prefix, parse_list_line
 from desktop_gym.apps.thunderbird.prefs import check_pref, effective_prefs, format_pref, format_prefs, parse_prefs
-from desktop_gym.apps.thunderbird.server import parse_proc_net_tcp
+from desktop_gym.apps.thunderbird.server import client_owner, parse_proc_net_tcp
 from desktop_gym.apps.thunderbird.store import check_folder_name
 
 #: Lines of a prefs.js Thunderbird 153 wrote (its header, strings with escapes, ints, booleans).
@@ -50,6 +50,9 @@ PROC_NET_TCP = """  sl  local_address rem_address   st tx_queue rx_queue tr tm->
    0: 0100007F:A1B2 00000000:0000 0A 00000000:00000000 00:00000000 00000000   990        0 1 1 0 100 0 0 10 0
    1: 0100007F:C3D4 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1
    2: 0100007F:A1B2 0100007F:C3D4 01 00000000:00000000 00:00000000 00000000   990        0 3 1 0 20 4 30 10 -1
+   3: 0100007F:E5F6 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000   990        0 4 1 0 20 4 30 10 -1
+   4: 0100007F:E5F6 0100007F:0019 06 00000000:00000000 03:00000A3C 00000000     0        0 0 3 0
+   5: 0100007F:E5F6 0100007F:01BB 01 00000000:00000000 00:00000000 00000000     0        0 5 1 0 20 4 30 10 -1
 garbage line
 """
 
@@ -189,8 +192,19 @@ def test_fetch_prefix() -> None:
 
 def test_proc_net_tcp_names_each_socket_owner() -> None:
     owners = parse_proc_net_tcp(PROC_NET_TCP)
-    assert owners[("0100007F", 0xC3D4)] == 0
-    assert owners[("0100007F", 0xA1B2)] == 990
+    assert owners[("0100007F", 0xC3D4, "0100007F", 0xA1B2)] == 0
+    assert owners[("0100007F", 0xA1B2, "00000000", 0)] == 990
+    assert ("0100007F", 0xE5F6, "0100007F", 0x19) not in owners  # lingering (TIME_WAIT): nobody's
+
+
+def test_the_client_is_found_by_both_ports_of_its_connection() -> None:
+    # Port E5F6 is the client end of three sockets: ours to the server (A1B2), a lingering one and
+    # another user's (to 443). Only the connection to the server names the client (seen in CI: the
+    # mail server refused its own user's IMAP login once another socket shared the client's port).
+    owners = parse_proc_net_tcp(PROC_NET_TCP)
+    assert client_owner(owners, 0xE5F6, 0xA1B2) == 990
+    assert client_owner(owners, 0xC3D4, 0xA1B2) == 0
+    assert client_owner(owners, 0xE5F6, 0x1234) is None
 
 
 @settings(max_examples=300, deadline=None)

@@ -33,38 +33,56 @@ MAX_MESSAGE_BYTES = 25 * 1024 * 1024
 MAX_SPOOLED = 1000
 
 
-def parse_proc_net_tcp(text: str) -> dict[tuple[str, int], int]:
-    """``(address hex, port) -> uid`` of the sockets in a ``/proc/net/tcp`` text (odd lines skipped)."""
-    owners: dict[tuple[str, int], int] = {}
+Connection = tuple[str, int, str, int]
+"""A socket's ``(local address, local port, remote address, remote port)``, addresses in the table's hex."""
+TIME_WAIT = "06"  # the state of a closed socket that lingers; it belongs to no process (uid 0 in the table)
+
+
+def parse_proc_net_tcp(text: str) -> dict[Connection, int]:
+    """The owner (uid) of each socket in a ``/proc/net/tcp`` text; lingering and odd lines skipped."""
+    owners: dict[Connection, int] = {}
     for line in text.splitlines()[1:]:
         fields = line.split()
-        if len(fields) < 8 or ":" not in fields[1]:
+        if len(fields) < 8 or ":" not in fields[1] or ":" not in fields[2] or fields[3] == TIME_WAIT:
             continue
-        address, _, port = fields[1].rpartition(":")
+        local, _, local_port = fields[1].rpartition(":")
+        remote, _, remote_port = fields[2].rpartition(":")
         try:
-            owners[(address.upper(), int(port, 16))] = int(fields[7])
+            owners[(local.upper(), int(local_port, 16), remote.upper(), int(remote_port, 16))] = int(fields[7])
         except ValueError:
             continue
     return owners
 
 
-def peer_uid(port: int) -> int | None:
-    """The uid owning the loopback TCP socket bound to ``port`` (the peer of one of our connections)."""
+def client_owner(owners: dict[Connection, int], peer_port: int, server_port: int) -> int | None:
+    """The uid of the client end of a loopback connection from ``peer_port`` to ``server_port``.
+
+    Both ports are needed: the kernel gives an ephemeral port to several sockets at once when their
+    destinations differ, and one of those may belong to another user.
+    """
+    for (_, local_port, _, remote_port), uid in owners.items():
+        if local_port == peer_port and remote_port == server_port:
+            return uid
+    return None
+
+
+def peer_uid(peer_port: int, server_port: int) -> int | None:
+    """The uid owning the client socket of a connection from ``peer_port`` to our ``server_port``."""
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             text = Path(table).read_text()
         except OSError:
             continue
-        for (_, found_port), uid in parse_proc_net_tcp(text).items():
-            if found_port == port:
-                return uid
+        uid = client_owner(parse_proc_net_tcp(text), peer_port, server_port)
+        if uid is not None:
+            return uid
     return None
 
 
-def same_user(peer: Any) -> bool:
-    """Whether the connection from ``peer`` (``(host, port)``) comes from a process of our own user."""
+def same_user(peer: Any, server_port: int) -> bool:
+    """Whether the connection from ``peer`` (``(host, port)``) to ``server_port`` comes from our own user."""
     try:
-        return peer_uid(int(peer[1])) == os.getuid()
+        return peer_uid(int(peer[1]), server_port) == os.getuid()
     except (TypeError, ValueError, IndexError):
         return False
 
@@ -100,7 +118,7 @@ def serve_imap(root: Path, port: int, status: Status, stop: threading.Event) -> 
                 continue
             children = [child for child in children if child.poll() is None]
             with connection:
-                if not same_user(peer) or len(children) >= MAX_IMAP_SESSIONS:
+                if not same_user(peer, port) or len(children) >= MAX_IMAP_SESSIONS:
                     status.count("rejected")
                     continue
                 children.append(
@@ -120,13 +138,14 @@ def serve_imap(root: Path, port: int, status: Status, stop: threading.Event) -> 
 class SpoolHandler:
     """aiosmtpd's handler: spool each message (with its envelope), deliver the user's copy to the inbox."""
 
-    def __init__(self, root: Path, status: Status) -> None:
+    def __init__(self, root: Path, status: Status, port: int) -> None:
         self.root = root
         self.status = status
+        self.port = port
         self.numbers = itertools.count(len(list((root / "outgoing").glob("*.eml"))) + 1)
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 - aiosmtpd's name
-        if not same_user(session.peer):
+        if not same_user(session.peer, self.port):
             self.status.count("rejected")
             return "550 only the session's user may send here"
         content = envelope.original_content or b""
@@ -160,7 +179,7 @@ def main(argv: list[str]) -> int:
     from aiosmtpd.controller import Controller
 
     smtp = Controller(
-        SpoolHandler(root, status),
+        SpoolHandler(root, status, int(ports["smtp_port"])),
         hostname="127.0.0.1",
         port=int(ports["smtp_port"]),
         data_size_limit=MAX_MESSAGE_BYTES,
