@@ -18,7 +18,8 @@ import numpy as np
 
 from ...apps.chrome.launch import SITE_SEED as LAUNCH_SITE_SEED
 from ...apps.chrome.verify import read_state
-from ..base import ScriptedPolicy, Task, TaskContext, TaskSetupError
+from ..base import Task, TaskContext, TaskSetupError
+from ..family_kit import pick, tool_call
 
 NEWS = "http://news.gym.test/"
 SHOP = "http://shop.gym.test/"
@@ -43,26 +44,14 @@ def article_url(slug: str) -> str:
     return f"{NEWS}article/{slug}"
 
 
-def pick(rng: np.random.Generator, pool: Sequence[Any], count: int | None = None) -> Any:
-    """One item of ``pool`` (or ``count`` distinct ones, as a list)."""
-    if count is None:
-        return pool[int(rng.integers(len(pool)))]
-    return [pool[int(i)] for i in rng.choice(len(pool), size=count, replace=False)]
-
-
 def other(rng: np.random.Generator, pool: Sequence[Any], value: Any) -> Any:
     """An item of ``pool`` that is not ``value``."""
     return pick(rng, [item for item in pool if item != value])
 
 
-def api_calls(*calls: str) -> ScriptedPolicy:
-    """An API oracle: the calls, then declare success."""
-    return ScriptedPolicy([*calls, "exit(success=True)"])
-
-
 def chrome_call(method: str, **arguments: Any) -> str:
     """``ChromeTools.method(arg=...)`` as an action string."""
-    return f"ChromeTools.{method}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+    return tool_call("ChromeTools", method, **arguments)
 
 
 class ChromeTask(Task):

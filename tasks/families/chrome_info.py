@@ -16,7 +16,8 @@ from ...apps.chrome.sites import default_site
 from ...verifiers import verify_text_file
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .chrome_base import ARTICLES, NEWS, SHOP, ChromeTask, api_calls, article_url, chrome_call, other, pick
+from ..family_kit import api_calls, pick
+from .chrome_base import ARTICLES, NEWS, SHOP, ChromeTask, article_url, chrome_call, other
 
 
 def _write(path: str, text: str) -> str:

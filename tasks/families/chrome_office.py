@@ -17,7 +17,8 @@ from ...verifiers import verify_sheet_table
 from ...verifiers.result import VerifierResult
 from ..artifacts import docx_bytes
 from ..base import Policy, ScriptedPolicy, TaskContext, TaskSetupError
-from .chrome_base import NEWS, ChromeTask, pick
+from ..family_kit import pick
+from .chrome_base import NEWS, ChromeTask
 from .chrome_pages import ContactForm
 from .os_base import WORDS
 

@@ -17,7 +17,8 @@ from ...apps.chrome.verify import verify_file_bytes, verify_submission, verify_t
 from ...verifiers import all_of, verify_text_file
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from .chrome_base import ARTICLES, SHOP, ChromeTask, api_calls, article_url, chrome_call, other, pick
+from ..family_kit import api_calls, pick
+from .chrome_base import ARTICLES, SHOP, ChromeTask, article_url, chrome_call, other
 from .os_base import WORDS
 
 FIRST_NAMES = ("Ada", "Alan", "Barbara", "Edsger", "Grace", "Ken", "Linus", "Margaret", "Niklaus", "Radia")

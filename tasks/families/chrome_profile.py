@@ -15,6 +15,7 @@ from ...apps.chrome.verify import verify_bookmark, verify_no_bookmark, verify_se
 from ...verifiers import all_of
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
+from ..family_kit import api_calls, pick
 from .chrome_base import (
     ARTICLES,
     BOOKMARK_TITLES,
@@ -23,11 +24,9 @@ from .chrome_base import (
     NEWS,
     SHOP,
     ChromeTask,
-    api_calls,
     article_url,
     chrome_call,
     other,
-    pick,
 )
 
 BAR = "Bookmarks bar"

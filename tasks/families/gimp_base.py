@@ -19,7 +19,8 @@ from PIL import Image, ImageDraw
 
 from ...verifiers import all_of, image_grid, verify_image_close_to, verify_image_properties
 from ...verifiers.result import VerifierResult
-from ..base import ScriptedPolicy, Task, TaskContext, TaskSetupError
+from ..base import Task, TaskContext, TaskSetupError
+from ..family_kit import pick, tool_call
 
 PICTURES = "~/Pictures"
 STEMS = ("harbor", "meadow", "poster", "sketch", "badge", "banner", "tile", "cover", "sample", "draft")
@@ -33,13 +34,6 @@ PALETTE = (
     (250, 130, 20),
     (60, 60, 60),
 )
-
-
-def pick(rng: np.random.Generator, pool: Sequence[Any], count: int | None = None) -> Any:
-    """One item of ``pool`` (or ``count`` distinct ones, as a list)."""
-    if count is None:
-        return pool[int(rng.integers(len(pool)))]
-    return [pool[int(i)] for i in rng.choice(len(pool), size=count, replace=False)]
 
 
 def sample_scene(rng: np.random.Generator, width: int | None = None, height: int | None = None) -> dict[str, Any]:
@@ -95,12 +89,7 @@ def close_to(data: bytes | None, expected: Image.Image, **tolerances: float) -> 
 
 def gimp_call(method: str, **arguments: Any) -> str:
     """``GimpTools.method(arg=...)`` as an action string."""
-    return f"GimpTools.{method}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
-
-
-def api_calls(*calls: str) -> ScriptedPolicy:
-    """An API oracle: the calls, then declare success."""
-    return ScriptedPolicy([*calls, "exit(success=True)"])
+    return tool_call("GimpTools", method, **arguments)
 
 
 class GimpTask(Task):

@@ -13,7 +13,8 @@ from PIL import Image, ImageOps
 from ...verifiers import all_of, verify_image_color_count, verify_image_grayscale, verify_image_properties
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .gimp_base import GimpTask, api_calls, close_to, gimp_call, gimp_gray, pick
+from ..family_kit import api_calls, pick
+from .gimp_base import GimpTask, close_to, gimp_call, gimp_gray
 
 
 class GrayscaleMode(GimpTask):

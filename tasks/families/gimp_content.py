@@ -21,7 +21,8 @@ from ...verifiers import (
 from ...verifiers._load import open_pptx
 from ...verifiers.result import CheckFailed, VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext, TaskSetupError
-from .gimp_base import PICTURES, GimpTask, api_calls, close_to, draw_scene, gimp_call, pick
+from ..family_kit import api_calls, pick
+from .gimp_base import PICTURES, GimpTask, close_to, draw_scene, gimp_call
 
 CAPTIONS = ("Summer sale", "Open day", "Team photo", "Draft only", "Welcome back", "Spring fair", "New menu")
 INKS = {"magenta": "#ff00ff", "lime": "#00ff00", "cyan": "#00ffff", "black": "#000000"}

@@ -10,7 +10,8 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from ..base import Policy
-from .gimp_base import GimpTask, api_calls, gimp_call, pick
+from ..family_kit import api_calls, pick
+from .gimp_base import GimpTask, gimp_call
 
 
 class ScaleImage(GimpTask):

@@ -19,7 +19,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...apps.thunderbird.store import MAIL_ROOT, PROFILE, USER_ADDRESS
-from ..base import ScriptedPolicy, Task, TaskContext, TaskSetupError
+from ..base import Task, TaskContext, TaskSetupError
+from ..family_kit import pick, tool_call
 
 SENDERS = (
     ("Ana Lima", "ana.lima@example.com"),
@@ -65,21 +66,9 @@ imap.logout()
 """
 
 
-def pick(rng: np.random.Generator, pool: Sequence[Any], count: int | None = None) -> Any:
-    """One item of ``pool`` (or ``count`` distinct ones, as a list)."""
-    if count is None:
-        return pool[int(rng.integers(len(pool)))]
-    return [pool[int(i)] for i in rng.choice(len(pool), size=count, replace=False)]
-
-
 def tb_call(method: str, **arguments: Any) -> str:
     """``ThunderbirdTools.method(arg=...)`` as an action string."""
-    return f"ThunderbirdTools.{method}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
-
-
-def api_calls(*calls: str) -> ScriptedPolicy:
-    """An API oracle: the calls, then declare success."""
-    return ScriptedPolicy([*calls, "exit(success=True)"])
+    return tool_call("ThunderbirdTools", method, **arguments)
 
 
 def seed_messages(rng: np.random.Generator, count: int = 6) -> list[dict[str, Any]]:

@@ -15,7 +15,8 @@ import numpy as np
 from ...verifiers import verify_mail_sent
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .thunderbird_base import SENDERS, TOPICS, ThunderbirdTask, api_calls, pick, spooled, tb_call
+from ..family_kit import api_calls, pick
+from .thunderbird_base import SENDERS, TOPICS, ThunderbirdTask, spooled, tb_call
 from .thunderbird_mail import OneMessage
 
 PHRASES = ("see you at ten", "approved as planned", "thanks for the update", "count me in", "please resend it")

@@ -14,7 +14,8 @@ import numpy as np
 from ...verifiers import all_of, verify_mail_flags, verify_mail_folders, verify_mail_location
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .thunderbird_base import FOLDERS, ThunderbirdTask, api_calls, mailbox_state, pick, tb_call
+from ..family_kit import api_calls, pick
+from .thunderbird_base import FOLDERS, ThunderbirdTask, mailbox_state, tb_call
 
 
 def _other(params: Mapping[str, Any], rng: np.random.Generator) -> int:

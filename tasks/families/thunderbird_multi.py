@@ -13,7 +13,8 @@ import numpy as np
 from ...verifiers import all_of, verify_file_regex, verify_file_sha256, verify_mail_sent, verify_sheet_table
 from ...verifiers.result import VerifierResult
 from ..base import Policy, ScriptedPolicy, TaskContext
-from .thunderbird_base import SENDERS, ThunderbirdTask, pick, spooled, tb_call
+from ..family_kit import pick
+from .thunderbird_base import SENDERS, ThunderbirdTask, spooled, tb_call
 from .thunderbird_compose import WithCsv, report_csv
 
 

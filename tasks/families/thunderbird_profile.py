@@ -14,7 +14,8 @@ from ...apps.thunderbird.store import IMAP_HOST, USER_LOGIN
 from ...verifiers import verify_mail_contact, verify_mail_filter, verify_mail_prefs
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .thunderbird_base import FOLDERS, ThunderbirdTask, api_calls, pick, profile_file, tb_call
+from ..family_kit import api_calls, pick
+from .thunderbird_base import FOLDERS, ThunderbirdTask, profile_file, tb_call
 
 FIRST = ("Iris", "Jonas", "Kemal", "Lena", "Marta", "Nils", "Olga", "Pavel")
 LAST = ("Andersen", "Bauer", "Costa", "Duarte", "Eriksen", "Fischer", "Garcia", "Horvat")

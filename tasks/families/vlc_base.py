@@ -12,11 +12,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-
 from ...apps.vlc import media
 from ...apps.vlc.vlcrc import VLCRC
-from ..base import ScriptedPolicy, Task, TaskContext, TaskSetupError
+from ..base import Task, TaskContext, TaskSetupError
+from ..family_kit import tool_call
 
 VIDEOS = "~/Videos"
 MUSIC = "~/Music"
@@ -31,21 +30,9 @@ READ_METHODS = ("get_status", "list_playlist", "list_tracks", "get_preferences")
 CLIP_SECONDS = 120
 
 
-def pick(rng: np.random.Generator, pool: Sequence[Any], count: int | None = None) -> Any:
-    """One item of ``pool`` (or ``count`` distinct ones, as a list)."""
-    if count is None:
-        return pool[int(rng.integers(len(pool)))]
-    return [pool[int(i)] for i in rng.choice(len(pool), size=count, replace=False)]
-
-
 def vlc_call(method: str, **arguments: Any) -> str:
     """``VlcTools.method(arg=...)`` as an action string."""
-    return f"VlcTools.{method}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
-
-
-def api_calls(*calls: str) -> ScriptedPolicy:
-    """An API oracle: the calls, then declare success."""
-    return ScriptedPolicy([*calls, "exit(success=True)"])
+    return tool_call("VlcTools", method, **arguments)
 
 
 def home_path(ctx: TaskContext, path: str) -> str:

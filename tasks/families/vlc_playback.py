@@ -13,7 +13,8 @@ import numpy as np
 from ...verifiers import verify_vlc_status
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .vlc_base import CLIP_SECONDS, STEMS, VIDEOS, VlcTask, api_calls, make_color_clip, pick, vlc_call
+from ..family_kit import api_calls, pick
+from .vlc_base import CLIP_SECONDS, STEMS, VIDEOS, VlcTask, make_color_clip, vlc_call
 
 COLOR_ORDER = ("red", "green", "blue", "yellow")
 

@@ -17,7 +17,8 @@ from ...verifiers import all_of, verify_vlc_playlist, verify_vlc_status
 from ...verifiers.media_player import uri_path
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .vlc_base import MUSIC, TUNES, VlcTask, api_calls, home_path, pick, vlc_call
+from ..family_kit import api_calls, pick
+from .vlc_base import MUSIC, TUNES, VlcTask, home_path, vlc_call
 
 #: Seconds a tone lasts (4 kHz mono: 8 KB a second), and its sample rate.
 TONE_SECONDS = 120

@@ -15,7 +15,8 @@ import numpy as np
 from ...verifiers import verify_vlc_preferences
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .vlc_base import PICTURES, VlcTask, api_calls, home_path, pick, run, saved_vlcrc, vlc_call
+from ..family_kit import api_calls, pick
+from .vlc_base import PICTURES, VlcTask, home_path, run, saved_vlcrc, vlc_call
 
 
 class PreferencesTask(VlcTask):

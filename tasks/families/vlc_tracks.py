@@ -18,18 +18,8 @@ from ...apps.vlc import media
 from ...verifiers import verify_vlc_snapshot, verify_vlc_track
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .vlc_base import (
-    CLIP_SECONDS,
-    PICTURES,
-    STEMS,
-    VIDEOS,
-    VlcTask,
-    api_calls,
-    make_color_clip,
-    make_tracks_clip,
-    pick,
-    vlc_call,
-)
+from ..family_kit import api_calls, pick
+from .vlc_base import CLIP_SECONDS, PICTURES, STEMS, VIDEOS, VlcTask, make_color_clip, make_tracks_clip, vlc_call
 
 #: ISO 639-2 code -> the name VLC shows.
 LANGUAGES = {"eng": "English", "fra": "French", "deu": "German", "spa": "Spanish", "ita": "Italian"}

@@ -14,12 +14,11 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-
 from ...apps.vscode.extensions import EXTENSIONS_DIR
 from ...apps.vscode.launch import DATA_DIR
 from ...apps.vscode.settings_files import KEYBINDINGS_FILE, SETTINGS_FILE
-from ..base import ScriptedPolicy, Task, TaskContext, TaskSetupError
+from ..base import Task, TaskContext, TaskSetupError
+from ..family_kit import tool_call
 
 #: The files code-server owns, as the agent sees them.
 SETTINGS_PATH = "~/" + SETTINGS_FILE
@@ -31,21 +30,9 @@ PROJECTS = ("inventory", "webshop", "weather", "billing", "notes", "tracker", "l
 IDENTIFIERS = ("total_price", "load_items", "parse_row", "send_mail", "user_count", "read_config", "fetch_rates")
 
 
-def pick(rng: np.random.Generator, pool: Sequence[Any], count: int | None = None) -> Any:
-    """One item of ``pool`` (or ``count`` distinct ones, as a list)."""
-    if count is None:
-        return pool[int(rng.integers(len(pool)))]
-    return [pool[int(i)] for i in rng.choice(len(pool), size=count, replace=False)]
-
-
 def vscode_call(method: str, **arguments: Any) -> str:
     """``VSCodeTools.method(arg=...)`` as an action string."""
-    return f"VSCodeTools.{method}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
-
-
-def api_calls(*calls: str) -> ScriptedPolicy:
-    """An API oracle: the calls, then declare success."""
-    return ScriptedPolicy([*calls, "exit(success=True)"])
+    return tool_call("VSCodeTools", method, **arguments)
 
 
 def run(ctx: TaskContext, command: str, what: str, timeout: float = 60) -> None:

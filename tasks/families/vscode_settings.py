@@ -17,7 +17,8 @@ import numpy as np
 from ...verifiers import verify_vscode_keybinding, verify_vscode_settings
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .vscode_base import KEYBINDINGS_PATH, PROJECTS, SETTINGS_PATH, VSCodeTask, api_calls, pick, vscode_call
+from ..family_kit import api_calls, pick
+from .vscode_base import KEYBINDINGS_PATH, PROJECTS, SETTINGS_PATH, VSCodeTask, vscode_call
 
 THEMES = ("Solarized Light", "Monokai", "Abyss", "Quiet Light", "Red", "Tomorrow Night Blue", "Kimbie Dark")
 COMMANDS = (

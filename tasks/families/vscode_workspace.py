@@ -16,17 +16,8 @@ from ...apps.vscode.vsix import vsix_bytes
 from ...verifiers import verify_text_file, verify_vscode_extensions, verify_vscode_workbench
 from ...verifiers.result import VerifierResult
 from ..base import Policy, TaskContext
-from .vscode_base import (
-    EXTENSIONS_RECORD,
-    IDENTIFIERS,
-    PROJECTS,
-    VSCodeTask,
-    api_calls,
-    install_vsix,
-    pick,
-    project_files,
-    vscode_call,
-)
+from ..family_kit import api_calls, pick
+from .vscode_base import EXTENSIONS_RECORD, IDENTIFIERS, PROJECTS, VSCodeTask, install_vsix, project_files, vscode_call
 
 #: Extensions a task installs or removes: (publisher, name, display name).
 EXTENSIONS = (

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..family_kit import pick
 from .calls import Args, CallKind
 from .sheet_model import Cell, SheetModel, column_letter, ref
 
@@ -23,19 +24,15 @@ NUMBER_FORMATS = {
 FUNCTIONS = ("SUM", "AVERAGE", "MAX", "MIN")
 
 
-def _pick(rng: np.random.Generator, items: list[Any] | tuple[Any, ...]) -> Any:
-    return items[int(rng.integers(len(items)))]
-
-
 # -- set a number -------------------------------------------------------------------------------
 
 
 def _number_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     if not model.number_columns:
         return None
-    column = _pick(rng, model.number_columns)
+    column = pick(rng, model.number_columns)
     rows = model.data_rows()
-    row = _pick(rng, rows) if rows else 1
+    row = pick(rng, rows) if rows else 1
     return {"cell": ref(row, column), "value": int(rng.integers(1, 1000))}
 
 
@@ -68,7 +65,7 @@ def _label_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     rows = model.data_rows()
     if not rows:
         return None
-    row = _pick(rng, rows)
+    row = pick(rng, rows)
     return {"cell": ref(row, model.label_column), "value": model.fresh_word(rng)}
 
 
@@ -116,9 +113,9 @@ def _formula_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     rows = model.data_rows()
     if not rows or not model.number_columns:
         return None
-    column = column_letter(_pick(rng, model.number_columns))
+    column = column_letter(pick(rng, model.number_columns))
     span = f"{column}{rows[0] + 1}:{column}{rows[-1] + 1}"
-    return {"cell": f"{column}{model.last_row() + 2}", "formula": f"={_pick(rng, FUNCTIONS)}({span})"}
+    return {"cell": f"{column}{model.last_row() + 2}", "formula": f"={pick(rng, FUNCTIONS)}({span})"}
 
 
 def _set_formula(model: SheetModel, args: Args) -> None:
@@ -151,7 +148,7 @@ def _a_range(model: SheetModel, rng: np.random.Generator) -> str:
     if rows:
         choices += [f"A{rows[0] + 1}:A{rows[-1] + 1}", f"A{rows[-1] + 1}:{last}{rows[-1] + 1}"]
         choices += [f"{column_letter(c)}{rows[0] + 1}:{column_letter(c)}{rows[-1] + 1}" for c in model.number_columns]
-    return _pick(rng, choices)
+    return pick(rng, choices)
 
 
 def _cells_of(cell_range: str) -> list[tuple[int, int]]:
@@ -188,7 +185,7 @@ BOLD = CallKind(
 
 
 def _fill_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
-    return {"cell_range": _a_range(model, rng), "color": "#" + _pick(rng, tuple(COLORS))}
+    return {"cell_range": _a_range(model, rng), "color": "#" + pick(rng, tuple(COLORS))}
 
 
 def _set_fill(model: SheetModel, args: Args) -> None:
@@ -211,10 +208,10 @@ def _format_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     rows = model.data_rows()
     if not rows or not model.number_columns:
         return None
-    column = column_letter(_pick(rng, model.number_columns))
+    column = column_letter(pick(rng, model.number_columns))
     return {
         "cell_range": f"{column}{rows[0] + 1}:{column}{rows[-1] + 1}",
-        "format_string": _pick(rng, tuple(NUMBER_FORMATS)),
+        "format_string": pick(rng, tuple(NUMBER_FORMATS)),
     }
 
 
@@ -237,7 +234,7 @@ def _insert_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     rows = model.data_rows()
     if model.formulas or not rows:
         return None
-    return {"row": int(_pick(rng, rows)) + 1, "count": int(rng.integers(1, 3))}
+    return {"row": int(pick(rng, rows)) + 1, "count": int(rng.integers(1, 3))}
 
 
 def _insert(model: SheetModel, args: Args) -> None:
@@ -261,7 +258,7 @@ def _delete_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     rows = model.data_rows()
     if model.formulas or len(rows) < 3:
         return None
-    return {"row": int(_pick(rng, rows)) + 1}
+    return {"row": int(pick(rng, rows)) + 1}
 
 
 def _delete(model: SheetModel, args: Args) -> None:
@@ -278,7 +275,7 @@ def _sort_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     rows = model.data_rows()
     if model.formulas or len(rows) < 3 or rows != list(range(1, len(rows) + 1)):
         return None
-    column = _pick(rng, (model.label_column, *model.number_columns))
+    column = pick(rng, (model.label_column, *model.number_columns))
     keys = [model.value(r, column) for r in rows]
     if len(set(map(str, keys))) != len(keys) or any(k is None for k in keys):
         return None  # ties or blanks: the order the app picks is not the model's to predict
@@ -310,7 +307,7 @@ def _replace_target(model: SheetModel, rng: np.random.Generator) -> Args | None:
     rows = model.data_rows()
     if not rows:
         return None
-    word = model.value(_pick(rng, rows), model.label_column)
+    word = model.value(pick(rng, rows), model.label_column)
     return {"find": word, "replace": model.fresh_word(rng), "match_case": True, "whole_cell": True}
 
 

@@ -11,14 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from ..family_kit import pick
 from .calls import Args, CallKind
 from .impress_model import DeckModel, Slide
 
 _kind = functools.partial(CallKind, tools="ImpressTools")
-
-
-def _pick(rng: np.random.Generator, items: list[Any] | tuple[Any, ...]) -> Any:
-    return items[int(rng.integers(len(items)))]
 
 
 def _named(model: DeckModel, number: int) -> str:
@@ -32,7 +29,7 @@ def _unique_titles(model: DeckModel) -> bool:
 
 def _content_slide(model: DeckModel, rng: np.random.Generator) -> int | None:
     numbers = model.numbers()[1:]
-    return _pick(rng, numbers) if numbers and _unique_titles(model) else None
+    return pick(rng, numbers) if numbers and _unique_titles(model) else None
 
 
 def _other_numbers(key: str) -> Any:
@@ -62,7 +59,7 @@ def _add_target(model: DeckModel, rng: np.random.Generator) -> Args | None:
     if len(model.slides) > 7 or not _unique_titles(model):
         return None
     return {
-        "position": _pick(rng, model.numbers()[1:] + [len(model.slides) + 1]),
+        "position": pick(rng, model.numbers()[1:] + [len(model.slides) + 1]),
         "layout": "title_only",
         "title": model.title(rng),
     }
@@ -101,7 +98,7 @@ def _move_target(model: DeckModel, rng: np.random.Generator) -> Args | None:
     number = _content_slide(model, rng)
     if number is None or len(model.slides) < 3:
         return None
-    return {"slide": number, "new_position": _pick(rng, [n for n in model.numbers()[1:] if n != number])}
+    return {"slide": number, "new_position": pick(rng, [n for n in model.numbers()[1:] if n != number])}
 
 
 def _move(model: DeckModel, args: Args) -> None:

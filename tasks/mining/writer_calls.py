@@ -11,15 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from ..family_kit import pick
 from .calls import Args, CallKind
 from .writer_model import DocModel, Paragraph
 
 ALIGNMENTS = ("center", "right", "justify")
 OPENING_WORDS = 4
-
-
-def _pick(rng: np.random.Generator, items: list[Any] | tuple[Any, ...]) -> Any:
-    return items[int(rng.integers(len(items)))]
 
 
 def _named(model: DocModel, index: int) -> str:
@@ -38,7 +35,7 @@ def _unique_openings(model: DocModel) -> bool:
 
 def _body_index(model: DocModel, rng: np.random.Generator) -> int | None:
     body = model.body()
-    return _pick(rng, body) if body and _unique_openings(model) else None
+    return pick(rng, body) if body and _unique_openings(model) else None
 
 
 def _other_body(model: DocModel, args: Args, rng: np.random.Generator, key: str = "paragraph") -> list[Any]:
@@ -122,7 +119,7 @@ def _replace_target(model: DocModel, rng: np.random.Generator) -> Args | None:
     )
     if not words or any(p.marks for p in model.paragraphs):
         return None
-    return {"find": _pick(rng, words), "replace": model.fresh_word(rng), "match_case": True, "whole_words": True}
+    return {"find": pick(rng, words), "replace": model.fresh_word(rng), "match_case": True, "whole_words": True}
 
 
 def _replace(model: DocModel, args: Args) -> None:
@@ -172,7 +169,7 @@ BOLD, ITALIC, UNDERLINE = (
 
 def _align_target(model: DocModel, rng: np.random.Generator) -> Args | None:
     index = _body_index(model, rng)
-    return None if index is None else {"alignment": _pick(rng, ALIGNMENTS), "paragraph": index}
+    return None if index is None else {"alignment": pick(rng, ALIGNMENTS), "paragraph": index}
 
 
 def _align(model: DocModel, args: Args) -> None:
