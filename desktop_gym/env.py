@@ -177,6 +177,7 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         self._observation_cost = PartTimer()  # seconds per part of the latest observation
         self._reset_phases = PartTimer()  # seconds per phase of the latest reset (info['reset_phase_seconds'])
         self._prefetcher = Prefetcher()  # reads the a11y tree while the other parts are read
+        self._settled_tree: str | None = None  # the tree the latest settle read (guest.tree_ahead)
         self._elements = ElementTable()  # the element ids of the latest observation
         # The next episode, prepared on a second desktop (built on the first prefetch).
         self._episode_prefetch = EpisodePrefetch(lambda: DesktopEnv(**self._constructor))
@@ -445,8 +446,9 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
 
     def _settle(self) -> None:
         if self.settle_timeout > 0 and self._client is not None:
+            ask = (True, self.a11y_max_nodes, self.a11y_timeout) if {*_TREE_PARTS} & {*self.observation_parts} else None
             with self._observation_cost.part("settle"):
-                wait_until_desktop_settles(self._client, timeout=self.settle_timeout)
+                self._settled_tree = wait_until_desktop_settles(self._client, self.settle_timeout, tree=ask)
 
     def _settle_or_crash(self) -> str | None:
         """Wait for the screen to settle; if the desktop fails meanwhile, say why."""
@@ -465,12 +467,13 @@ class DesktopEnv(gymnasium.Env[dict[str, Any], str]):
         parts = self.observation_parts
         observation: dict[str, Any] = {}
         cost = self._observation_cost
-        tree_request = None
+        tree_request, settled_tree, self._settled_tree = None, self._settled_tree, None
         needs_tree = any(part in parts for part in _TREE_PARTS)
-        if needs_tree and not crashed:  # the slowest part: read while the others are
+        if needs_tree and not crashed:  # the slowest part: read while the others are (unless the settle read it)
             read_tree = lambda: self._safe(  # noqa: E731
                 lambda: self._client.a11y_tree(True, self.a11y_max_nodes, self.a11y_timeout), "a11y_tree"
             )
+            read_tree = read_tree if settled_tree is None else lambda: settled_tree  # noqa: E731
             tree_request = self._prefetcher.submit(cost.timed("a11y_tree", read_tree))
         if "instruction" in parts:
             observation["instruction"] = self._instruction

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .guest.client import GuestClient
 
 SETTLE_VARIABLE = "DESKTOP_GYM_SETTLE"  # "poll": host-side screenshot polling (the old path, a baseline)
+TREE_AHEAD_VARIABLE = "DESKTOP_GYM_TREE_AHEAD"  # "0": read the tree after the settle, never during it
+TreeAsk = tuple[bool, int | None, float]  # visible_only, max_nodes, timeout of an a11y_tree read
 
 
 def wait_until_screen_settles(
@@ -59,18 +61,32 @@ def wait_until_stable(
     return False
 
 
-def wait_until_desktop_settles(client: GuestClient, timeout: float = 1.0, busy_timeout: float = 10.0) -> None:
+def wait_until_desktop_settles(
+    client: GuestClient, timeout: float = 1.0, busy_timeout: float = 10.0, tree: TreeAsk | None = None
+) -> str | None:
     """Screen quiet, then every app idle, then (if an app was busy) screen quiet again.
+
+    With ``tree`` (``visible_only, max_nodes, timeout`` of ``a11y_tree``), the guest also reads the
+    accessibility tree during the wait (``guest.tree_ahead``; ``DESKTOP_GYM_TREE_AHEAD=0`` turns it off).
+
+    Returns:
+        The tree read during the wait, or None (not asked, or to be read after the wait).
 
     Raises:
         GuestError: the guest failed, or an app stayed busy for ``busy_timeout`` (hung).
     """
     if os.environ.get(SETTLE_VARIABLE, "") != "poll":
+        if tree is not None and os.environ.get(TREE_AHEAD_VARIABLE, "1") != "0":
+            visible_only, max_nodes, tree_timeout = tree
+            return client.wait_settled_reading_tree(
+                visible_only, max_nodes, tree_timeout, timeout=timeout, busy_timeout=busy_timeout
+            )
         client.wait_settled(timeout=timeout, busy_timeout=busy_timeout)
-        return
+        return None
     wait_until_screen_settles(client, timeout=timeout)
     if client.wait_apps_idle(timeout=busy_timeout) > 0.02:
         wait_until_screen_settles(client, timeout=timeout)
+    return None
 
 
 def _differs(a: np.ndarray, b: np.ndarray) -> bool:

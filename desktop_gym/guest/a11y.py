@@ -104,6 +104,7 @@ def a11y_environment(base: Mapping[str, str]) -> dict[str, str]:
 
 
 LISTING_RETRY_S = 0.02  # pause between asks of a registry that did not answer
+STOPPED_LINE = "... truncated (stopped)"  # the last line of a walk ended by its ``stop`` event
 _lock = threading.RLock()  # one libatspi user at a time (see the module docstring); re-entrant for nested readers
 _bound_to: tuple[str, str] | None = None
 _KEPT_PROPERTIES = StaticProperties()
@@ -429,6 +430,7 @@ def linearize_tree(
     grid_contents: GridContents | None = None,
     static_cache: bool = True,
     skip_closed_menus: bool = True,
+    stop: threading.Event | None = None,
 ) -> str:
     """Render the accessibility tree of every application, one line per node.
 
@@ -450,6 +452,8 @@ def linearize_tree(
             :mod:`a11y_static`); False reads them every time (the baseline), with the same text.
         skip_closed_menus: Stop reading a native GTK menu's items at the first that shows it is
             closed (:func:`_menu_items`); False reads every item (the baseline), with the same text.
+        stop: Once set, the walk ends at the next node and the text ends with ``... truncated
+            (stopped)``: a read begun ahead of time that is no longer wanted (``tree_ahead``).
 
     Returns:
         The tree as text (``""`` when no application exposes a tree).
@@ -462,13 +466,18 @@ def linearize_tree(
         _properties = _KEPT_PROPERTIES if static_cache else StaticProperties(enabled=False)
         _skip_closed_menus = skip_closed_menus
         try:
-            return _linearize(visible_only, max_nodes, timeout, compact, grid_contents)
+            return _linearize(visible_only, max_nodes, timeout, compact, grid_contents, stop)
         finally:
             _properties, _skip_closed_menus = _KEPT_PROPERTIES, True
 
 
 def _linearize(
-    visible_only: bool, max_nodes: int | None, timeout: float, compact: bool, grid_contents: GridContents | None
+    visible_only: bool,
+    max_nodes: int | None,
+    timeout: float,
+    compact: bool,
+    grid_contents: GridContents | None,
+    stop: threading.Event | None = None,
 ) -> str:
     atspi, deadline = _begin(timeout)
     lines: list[str] = []
@@ -476,6 +485,9 @@ def _linearize(
     for visit, role, states, raw_box in _walk(visible_only, deadline, atspi):
         if max_nodes is not None and len(lines) >= max_nodes:
             lines.append("... truncated (max_nodes)")
+            break
+        if stop is not None and stop.is_set():
+            lines.append(STOPPED_LINE)
             break
         while hidden_depths and hidden_depths[-1] >= visit.depth:
             hidden_depths.pop()

@@ -318,6 +318,27 @@ class GuestClient:
         request = pb.WaitSettledRequest(quiet=quiet, timeout=timeout, busy_timeout=busy_timeout)
         return self._call("WaitSettled", request, timeout=2 * timeout + busy_timeout + 5).settled
 
+    def wait_settled_reading_tree(
+        self,
+        visible_only: bool = True,
+        max_nodes: int | None = None,
+        tree_timeout: float = 5.0,
+        *,
+        quiet: float = 0.06,
+        timeout: float = 1.0,
+        busy_timeout: float = 10.0,
+    ) -> str | None:
+        """``wait_settled``, reading the accessibility tree meanwhile (``guest.tree_ahead``).
+
+        Returns:
+            The tree as ``a11y_tree`` would give it after the settle, when a read made during the
+            settle saw nothing drawn; otherwise None (read it with ``a11y_tree``).
+        """
+        tree = pb.A11yTreeRequest(visible_only=visible_only, max_nodes=max_nodes or 0, timeout=tree_timeout)
+        request = pb.WaitSettledRequest(quiet=quiet, timeout=timeout, busy_timeout=busy_timeout, tree=tree)
+        reply = self._call("WaitSettled", request, timeout=2 * timeout + busy_timeout + tree_timeout + 5)
+        return reply.tree_text if reply.tree_ahead else None
+
     def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
         """Call an app API method on the live app in the guest; return the result as JSON text.
 

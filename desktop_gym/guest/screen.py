@@ -12,6 +12,7 @@ import os
 import select
 import threading
 import time
+from collections.abc import Callable
 
 import mss
 import numpy as np
@@ -22,6 +23,7 @@ from Xlib.ext import damage as xdamage
 from ..settle import wait_until_stable
 
 FORMATS = ("raw", "png", "jpeg")
+LOOK_INTERVAL_S = 0.01  # with an ``on_look`` hook, ``wait_quiet`` looks at least this often
 FRESH_FRAME_MAX_AGE = 1.0  # seconds a kept frame may be reused on damage alone, a hedge against a missed event
 KEEP_FRAMES_VARIABLE = "DESKTOP_GYM_KEEP_FRAMES"  # "0": grab every frame (the baseline bench_local.py compares)
 
@@ -51,6 +53,14 @@ class DamageWatch:
         self._display.sync()
         self._lock = threading.Lock()
         self._drawn_unseen = True  # damage a wait_quiet consumed, still owed to drawn_since_last_look
+        self._draws = 0  # looks that found something drawn, whoever looked
+
+    def draws(self) -> int:
+        """Look now; the number of looks so far that found something drawn (it grows with every draw seen)."""
+        with self._lock:
+            if self._take_damage():
+                self._drawn_unseen = True
+            return self._draws
 
     def drawn_since_last_look(self) -> bool:
         """Whether the screen was drawn on since the previous call (True on the first).
@@ -69,28 +79,36 @@ class DamageWatch:
             if self._take_damage():
                 self._drawn_unseen = True
 
-    def wait_quiet(self, quiet: float, timeout: float, paint_due: float = 0.0) -> bool:
+    def wait_quiet(
+        self, quiet: float, timeout: float, paint_due: float = 0.0, on_look: Callable[[bool, float], None] | None = None
+    ) -> bool:
         """Return True once nothing was drawn for ``quiet`` seconds (from now on), False at ``timeout``.
 
         Until the ``time.monotonic()`` instant ``paint_due`` (input was just sent), a quiet span
         counts only once something was drawn: an app may take 25-140 ms to repaint after input.
-        Sleeps on the X connection between looks, so a draw wakes it at once.
+        Sleeps on the X connection between looks, so a draw wakes it at once. ``on_look(drawn,
+        quiet_for)`` hears every look (at least every ``LOOK_INTERVAL_S``): whether it found a draw,
+        and for how long nothing has been drawn.
         """
         started = last_draw = time.monotonic()
         deadline, drawn = started + timeout, False
         while True:
             with self._lock:
-                if self._take_damage():
+                drawn_now = self._take_damage()
+                if drawn_now:
                     self._drawn_unseen = drawn = True
                     last_draw = time.monotonic()
             now = time.monotonic()
+            if on_look is not None:
+                on_look(drawn_now, now - last_draw)
             ready_at = last_draw + quiet if drawn else max(last_draw + quiet, paint_due)
             if now >= ready_at:
                 return True
             if now >= deadline:
                 return False
-            # Wait for the next event (a draw) or the moment the screen counts as settled.
-            select.select([self._display.fileno()], [], [], max(0.0, min(ready_at, deadline) - now))
+            # Wait for the next event (a draw), the moment the screen counts as settled, or the next look.
+            wake = min(ready_at, deadline, now + LOOK_INTERVAL_S if on_look is not None else deadline)
+            select.select([self._display.fileno()], [], [], max(0.0, wake - now))
 
     def wait_drawn(self, timeout: float) -> bool:
         """Return True once something is drawn after the latest ``mark`` (or look), False at ``timeout``."""
@@ -113,6 +131,7 @@ class DamageWatch:
         for _ in range(self._display.pending_events()):
             if self._display.next_event().type == self._event_type:
                 drawn = True
+        self._draws += drawn
         return drawn
 
     def close(self) -> None:
@@ -190,15 +209,22 @@ class ScreenCapture:
         if self._damage is not None:
             self._damage.mark()
 
-    def wait_quiet(self, quiet: float, timeout: float, paint_due: float = 0.0) -> bool:
+    def wait_quiet(
+        self, quiet: float, timeout: float, paint_due: float = 0.0, on_look: Callable[[bool, float], None] | None = None
+    ) -> bool:
         """Return True once the screen stayed unchanged for ``quiet`` seconds, False at ``timeout``.
 
-        On X DAMAGE where the server has it (see ``DamageWatch.wait_quiet`` for ``paint_due``);
-        otherwise by comparing grabs, as the host once did.
+        On X DAMAGE where the server has it (see ``DamageWatch.wait_quiet`` for ``paint_due`` and
+        ``on_look``); otherwise by comparing grabs, as the host once did (``on_look`` is not called).
         """
         if self._damage is not None:
-            return self._damage.wait_quiet(quiet, timeout, paint_due)
+            return self._damage.wait_quiet(quiet, timeout, paint_due, on_look)
         return wait_until_stable(self.grab, timeout=timeout, quiet=quiet)
+
+    @property
+    def draws(self) -> Callable[[], int] | None:
+        """``DamageWatch.draws`` of the screen (None without X DAMAGE: draws cannot be counted)."""
+        return self._damage.draws if self._damage is not None else None
 
     def encode(self, fmt: str = "raw", quality: int = 80) -> tuple[bytes, int, int]:
         """Grab the screen and return ``(data, width, height)``.

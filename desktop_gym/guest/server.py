@@ -27,6 +27,7 @@ from .protos import guest_pb2 as pb
 from .protos import guest_pb2_grpc as pb_grpc
 from .screen import ScreenCapture
 from .shared_frame import SHM_DIR, SharedFrame
+from .tree_ahead import TreeAhead
 from .windows import WindowManager, WindowNotFoundError
 
 log = logging.getLogger(__name__)
@@ -224,6 +225,10 @@ class GuestServicer(pb_grpc.GuestServicer):
 
     @_rpc
     def A11yTree(self, request, context):
+        return pb.A11yTreeReply(text=self._read_tree(request))
+
+    def _read_tree(self, request: pb.A11yTreeRequest, stop: threading.Event | None = None) -> str:
+        """The tree's text for an ``A11yTreeRequest`` ("" when it stayed empty while an office runs)."""
         try:
             from . import a11y
         except ImportError as exc:
@@ -239,6 +244,7 @@ class GuestServicer(pb_grpc.GuestServicer):
                 max_nodes=request.max_nodes or None,
                 timeout=max(0.1, deadline - time.monotonic()),
                 grid_contents=uno_grid_contents(self._office_connections),
+                stop=stop,
             )
             # A running office is always on the accessibility bus: an empty read is a wrong one (the
             # registry did not answer in time under load), never the desktop's tree. Read it again.
@@ -251,7 +257,7 @@ class GuestServicer(pb_grpc.GuestServicer):
             (text,) = poll_until(read, timeout, "a non-empty accessibility tree", interval=EMPTY_TREE_RETRY_S)
         except errors.WaitTimeoutError:
             text = ""
-        return pb.A11yTreeReply(text=text)
+        return text
 
     def _office_connections(self) -> list:
         """The UNO connections of the running LibreOffice apps (one per office process)."""
@@ -340,15 +346,33 @@ class GuestServicer(pb_grpc.GuestServicer):
     def WaitSettled(self, request, context):
         started = time.perf_counter()
         quiet, timeout = request.quiet or 0.06, request.timeout or 1.0
-        settled = self.screen.wait_quiet(quiet, timeout, self._paint_due)
+        ahead = self._tree_ahead(request.tree) if request.HasField("tree") else None
+        on_look = ahead.on_look if ahead is not None else None
+        settled = self.screen.wait_quiet(quiet, timeout, self._paint_due, on_look)
         idle_started = time.perf_counter()
         self.launcher.wait_idle(timeout=request.busy_timeout or 10.0)
         busy = time.perf_counter() - idle_started > 0.02
         # An office that had no CPU yet also looks quiet: it must paint what it has pending, and show it.
-        presented = self.launcher.wait_presented(timeout=max(timeout, PRESENT_TIMEOUT))
+        before_flush = ahead.checkpoint if ahead is not None else None
+        presented = self.launcher.wait_presented(timeout=max(timeout, PRESENT_TIMEOUT), before_flush=before_flush)
+        if ahead is not None:
+            ahead.rebase()  # the repaint asked for above changed nothing
         if busy or not presented:  # an app was busy (or showed no paint): what it draws now must land too
-            settled = self.screen.wait_quiet(quiet, timeout)
-        return pb.WaitSettledReply(settled=settled, waited_seconds=time.perf_counter() - started)
+            settled = self.screen.wait_quiet(quiet, timeout, on_look=on_look)
+        text = ahead.finish(request.tree.timeout or 5.0) if ahead is not None else None
+        return pb.WaitSettledReply(
+            settled=settled,
+            waited_seconds=time.perf_counter() - started,
+            tree_text=text or "",
+            tree_ahead=text is not None,
+        )
+
+    def _tree_ahead(self, request: pb.A11yTreeRequest) -> TreeAhead | None:
+        """A walk of the tree during the settle (``tree_ahead``); None where draws cannot be counted."""
+        draws = self.screen.draws
+        if draws is None:
+            return None
+        return TreeAhead(lambda stop: self._read_tree(request, stop), draws)
 
     @_rpc
     def KillApps(self, request, context):

@@ -111,6 +111,9 @@ class StandInGuestClient:
     def wait_settled(self, quiet: float = 0.06, timeout: float = 1.0, busy_timeout: float = 10.0) -> bool:
         return True  # nothing is ever drawn
 
+    def wait_settled_reading_tree(self, *_args: Any, **_kwargs: Any) -> str | None:
+        return None  # no tree to read ahead: the caller asks a11y_tree
+
     def call_api(self, app: str, method: str, args_json: str = "{}", timeout: float | None = None) -> str:
         self.calls += 1
         return "null"

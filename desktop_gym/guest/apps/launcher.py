@@ -391,8 +391,10 @@ class AppLauncher:
             except Exception:  # noqa: BLE001 - the app died meanwhile; crash detection reports that, not us
                 continue
 
-    def wait_presented(self, timeout: float = 5.0) -> bool:
+    def wait_presented(self, timeout: float = 5.0, before_flush: Callable[[], None] | None = None) -> bool:
         """After an action: each live office paints what it has pending, and its window shows it.
+
+        ``before_flush`` is called before each office is asked to repaint (``tree_ahead``).
 
         Returns:
             Whether every office's window showed the paint within ``timeout`` (see
@@ -405,7 +407,9 @@ class AppLauncher:
         shown = True
         for launched in offices:
             try:
-                shown = readiness.wait_office_presented(launched, self._env.get("DISPLAY"), timeout) and shown
+                shown = (
+                    readiness.wait_office_presented(launched, self._env.get("DISPLAY"), timeout, before_flush) and shown
+                )
             except Exception as error:  # noqa: BLE001 - closed window, dead or hung app: crash detection says so
                 log.info("no paint proof from %s: %s", launched.app, error)
                 shown = False

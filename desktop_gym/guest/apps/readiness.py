@@ -207,7 +207,9 @@ def _flush_paint(connection: Any) -> int:
     return frames.getCount()
 
 
-def wait_office_presented(launched: Any, display_name: str | None, timeout: float) -> bool:
+def wait_office_presented(
+    launched: Any, display_name: str | None, timeout: float, before_flush: Callable[[], None] | None = None
+) -> bool:
     """After an action: the office works off its pending events, paints, and its window shows that paint.
 
     A quiet screen after input can be an office that has not been given the CPU yet. Its main
@@ -216,6 +218,8 @@ def wait_office_presented(launched: Any, display_name: str | None, timeout: floa
     drew for the action is on the screen. Toolbar and status bar states are sent on a timer, so
     where the frame's :class:`~.office_state_watch.StateWatch` sees one not sent yet, it waits for
     the update and works off its repaint first.
+
+    ``before_flush`` is called once the pending work is done, just before the repaint is asked for.
 
     Returns:
         Whether the window showed the paint within ``timeout`` (False: it may be covered or hung) and
@@ -241,6 +245,8 @@ def wait_office_presented(launched: Any, display_name: str | None, timeout: floa
                 left = max(0.1, timeout - (time.monotonic() - started))
                 connection.call(office_idle, connection, left, timeout=left + 1.0, what="work off the state update")
                 late = True
+        if before_flush is not None:
+            before_flush()
         watch.mark()
         left = max(0.1, timeout - (time.monotonic() - started))
         connection.call(_flush_paint, connection, timeout=left, what=f"{launched.app} paint flush")
