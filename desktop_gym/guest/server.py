@@ -348,17 +348,22 @@ class GuestServicer(pb_grpc.GuestServicer):
         quiet, timeout = request.quiet or 0.06, request.timeout or 1.0
         ahead = self._tree_ahead(request.tree) if request.HasField("tree") else None
         on_look = ahead.on_look if ahead is not None else None
-        settled = self.screen.wait_quiet(quiet, timeout, self._paint_due, on_look)
-        idle_started = time.perf_counter()
-        self.launcher.wait_idle(timeout=request.busy_timeout or 10.0)
-        busy = time.perf_counter() - idle_started > 0.02
-        # An office that had no CPU yet also looks quiet: it must paint what it has pending, and show it.
-        before_flush = ahead.checkpoint if ahead is not None else None
-        presented = self.launcher.wait_presented(timeout=max(timeout, PRESENT_TIMEOUT), before_flush=before_flush)
-        if ahead is not None:
-            ahead.rebase()  # the repaint asked for above changed nothing
-        if busy or not presented:  # an app was busy (or showed no paint): what it draws now must land too
-            settled = self.screen.wait_quiet(quiet, timeout, on_look=on_look)
+        try:
+            settled = self.screen.wait_quiet(quiet, timeout, self._paint_due, on_look)
+            idle_started = time.perf_counter()
+            self.launcher.wait_idle(timeout=request.busy_timeout or 10.0)
+            busy = time.perf_counter() - idle_started > 0.02
+            # An office that had no CPU yet also looks quiet: it must paint what it has pending, and show it.
+            before_flush = ahead.checkpoint if ahead is not None else None
+            presented = self.launcher.wait_presented(timeout=max(timeout, PRESENT_TIMEOUT), before_flush=before_flush)
+            if ahead is not None:
+                ahead.rebase()  # the repaint asked for above changed nothing
+            if busy or not presented:  # an app was busy (or showed no paint): what it draws now must land too
+                settled = self.screen.wait_quiet(quiet, timeout, on_look=on_look)
+        except BaseException:
+            if ahead is not None:
+                ahead.cancel()  # a hung app: the walk must not hold the tree for the next read
+            raise
         text = ahead.finish(request.tree.timeout or 5.0) if ahead is not None else None
         return pb.WaitSettledReply(
             settled=settled,

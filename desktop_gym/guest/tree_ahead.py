@@ -96,6 +96,10 @@ class TreeAhead:
         except Exception as error:  # noqa: BLE001 - the tree is then read after the settle, which reports it
             log.info("the tree read ahead failed: %s", error)
 
+    def cancel(self) -> None:
+        """Stop the walk (the settle failed): it ends at its next node and its text is dropped."""
+        self._drop()
+
     def _drop(self) -> None:
         if self._walk is not None:
             self._stop.set()

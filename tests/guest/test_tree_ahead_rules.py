@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from desktop_gym.guest.tree_ahead import MAX_STARTS, START_QUIET_S, TreeAhead
+from desktop_gym.polling import poll_until
 
 
 class Desktop:
@@ -110,3 +111,13 @@ def test_a_walk_that_fails_or_outlasts_its_timeout_gives_no_text() -> None:
     slow.on_look(False, START_QUIET_S)
     assert slow.finish(0.05) is None
     desktop.release.set()
+
+
+def test_a_cancelled_walk_is_told_to_stop_and_gives_no_text() -> None:
+    desktop = Desktop()
+    ahead = TreeAhead(desktop.read, desktop.draws)
+    ahead.on_look(False, START_QUIET_S)
+    ahead.cancel()  # the settle failed (a hung app)
+    desktop.release.set()
+    assert ahead.finish(5) is None and not ahead.running
+    assert poll_until(lambda: desktop.stopped == [1] or None, 5, "the cancelled walk to stop")
