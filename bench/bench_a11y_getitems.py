@@ -181,7 +181,8 @@ def _accessibility_bus() -> tuple[str, object]:
     return address, Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
 
 
-def measure(app: str, rounds: int) -> dict[str, object]:
+def measure(app: str, rounds: int, run: Callable[[object, int], dict[str, object]] | None = None) -> dict[str, object]:
+    """Start a desktop and ``app`` on its document, then ``run(grid contents, rounds)`` (default: this bench's)."""
     procs: list[subprocess.Popen] = []
     with tempfile.TemporaryDirectory(prefix="bench-getitems-") as work_dir:
         work = Path(work_dir)
@@ -195,7 +196,7 @@ def measure(app: str, rounds: int) -> dict[str, object]:
             grid = uno_grid_contents(lambda: [connection])
             ready = READY_MARKER[app]
             poll_until(lambda: ready in a11y.linearize_tree(), 60, f"the {app} document", retry_on=(a11y.A11yError,))
-            return _rounds(grid, rounds)
+            return (run or _rounds)(grid, rounds)
         finally:
             stop_all(procs)
 
@@ -209,7 +210,7 @@ def _rounds(grid: object, rounds: int) -> dict[str, object]:
         a11y._begin(5.0)
         shown = [
             (visit.node, role, box)
-            for visit, role, _states, box in a11y._walk(True, time.monotonic() + 10, atspi)
+            for visit, role, _states, box in a11y._walk(True, time.monotonic() + 10, atspi, peer=False)
             if role != "application"
         ]
     items = gio_bus.call_sync(office, *CACHE, None, None, 0, 10000, None).unpack()[0]  # type: ignore[attr-defined]
@@ -258,12 +259,17 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.0f} ms ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str) -> argparse.Namespace:
+    """``--app``, ``--rounds`` and ``--json``, as the tree benchmarks take them."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--app", choices=sorted(READY_MARKER), default="calc")
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--json", type=Path, help="also write a result file (bench/results/log format)")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__.splitlines()[0])
     load_before = os.getloadavg()[0]
     result = measure(args.app, args.rounds)
     load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"

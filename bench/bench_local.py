@@ -4,9 +4,10 @@ Run: ``.venv/bin/python bench/bench_local.py [--resets 20] [--steps 200] [--targ
 Everything is measured side by side in one run on this machine and printed as one table; ratios
 compare like with like. The run ends with the speed targets of issue 16 (now / target / ratio),
 the default-observation step next to its baseline (the a11y tree read after the settle and the
-other parts instead of during the settle and alongside them), where a step's observation time goes (``env.observation_seconds``),
-the default-observation step of a key press and of a click beside the same with the tree read
-after the settle (issue 31), and the reset a caller that
+other parts instead of during the settle and alongside them), where a step's observation time goes
+(``env.observation_seconds``), the default-observation step of a key press and of a click beside
+the same with the tree read after the settle (issue 31), a key press on two desktops whose guests
+read the tree over the office's own socket or through libatspi alone, and the reset a caller that
 prefetches its next episode waits for.
 """
 
@@ -32,6 +33,8 @@ from desktop_gym import DesktopEnv  # noqa: E402
 from desktop_gym.guest.screen import KEEP_FRAMES_VARIABLE  # noqa: E402
 from desktop_gym.observation_cost import SequentialFetcher  # noqa: E402
 from desktop_gym.settle import TREE_AHEAD_VARIABLE  # noqa: E402
+
+PEER_VARIABLE = "DESKTOP_GYM_A11Y_PEER"
 
 CALC_TASK = "starter.calc_fill_totals"
 TARGETS = TargetTable()
@@ -301,7 +304,8 @@ def bench_default_obs_steps(table, steps: int) -> None:
     )
     for part, values in sorted(parts.items()):
         row(table, f"  observation part {part} p50", f"{statistics.median(values) * 1000:.1f} ms")
-    TARGETS.add("env.step, default obs, wait(seconds=0), p50", now, 100, "ms", f"baseline (a11y after all) {old:.0f} ms")
+    baseline = f"baseline (a11y after all) {old:.0f} ms"
+    TARGETS.add("env.step, default obs, wait(seconds=0), p50", now, 100, "ms", baseline)
 
 
 def bench_default_obs_actions(table, steps: int) -> None:
@@ -338,6 +342,36 @@ def bench_default_obs_actions(table, steps: int) -> None:
         note = f"p90 {percentile(now, 90) * 1000:.0f} ms; tree read after the settle {old:.0f} ms, x{old / p50:.2f}"
         row(table, f"step: default obs, {label} p50", f"{p50:.0f} ms", note)
         TARGETS.add(f"env.step, default obs, {label}, p50", p50, 100, "ms", note)
+
+
+def bench_default_obs_peer(table, steps: int) -> None:
+    """A key press with the default observation on two desktops at once, their guests reading the tree
+    over the office's own socket (``guest.a11y_peer``, the default) or through libatspi alone
+    (``DESKTOP_GYM_A11Y_PEER=0``, the baseline), steps in turn."""
+    envs: dict[str, DesktopEnv] = {}
+    seconds: dict[str, list[float]] = {"peer": [], "libatspi": []}
+    try:
+        for mode in seconds:
+            os.environ[PEER_VARIABLE] = "1" if mode == "peer" else "0"  # read once by the guest as it starts
+            envs[mode] = DesktopEnv(task_id=CALC_TASK)
+            envs[mode].reset(seed=0)
+        os.environ.pop(PEER_VARIABLE)
+        for index in range(steps):
+            for mode in ("peer", "libatspi") if index % 2 else ("libatspi", "peer"):
+                env = envs[mode]
+                if env._steps >= env._step_budget() - 1:
+                    env.reset(seed=index)
+                started = time.perf_counter()
+                env.step("press(key='right')")
+                seconds[mode].append(time.perf_counter() - started)
+    finally:
+        os.environ.pop(PEER_VARIABLE, None)
+        for env in envs.values():
+            env.close()
+    peer, old = percentile(seconds["peer"], 50) * 1000, percentile(seconds["libatspi"], 50) * 1000
+    p90 = percentile(seconds["peer"], 90) * 1000
+    note = f"p90 {p90:.0f} ms; through libatspi alone {old:.0f} ms, x{old / peer:.2f}"
+    row(table, "step: default obs, key press, two desktops, tree over the office's socket p50", f"{peer:.0f} ms", note)
 
 
 def bench_prefetched_resets(table, episodes: int, steps: int = 15) -> None:
@@ -396,6 +430,7 @@ def main() -> None:
         env.close()
     bench_default_obs_steps(table, min(args.steps, 40))
     bench_default_obs_actions(table, min(args.steps, 20))
+    bench_default_obs_peer(table, min(args.steps, 30))
     bench_prefetched_resets(table, max(4, args.resets // 4))
     bench_import(table)
     bench_four_envs(table)

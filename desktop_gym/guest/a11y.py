@@ -32,6 +32,7 @@ from desktop_gym.errors import A11yError, A11yTimeoutError, A11yUnavailableError
 from desktop_gym.polling import poll_until
 
 from .a11y_grid import GridContents
+from .a11y_peer import PeerSession
 from .a11y_static import StaticProperties
 
 Box = tuple[int, int, int, int]
@@ -110,6 +111,10 @@ _bound_to: tuple[str, str] | None = None
 _KEPT_PROPERTIES = StaticProperties()
 _properties = _KEPT_PROPERTIES  # swapped for an uncached reader by ``static_cache=False``, under _lock
 _skip_closed_menus = True  # False by ``skip_closed_menus=False`` (the baseline), under _lock
+#: Walk each application over its own socket where it has one (:mod:`a11y_peer`); ``DESKTOP_GYM_A11Y_PEER=0``
+#: or ``peer=False`` walks everything through libatspi (the baseline), with the same text.
+PEER_DEFAULT = os.environ.get("DESKTOP_GYM_A11Y_PEER", "1") != "0"
+_use_peer = PEER_DEFAULT  # swapped by ``peer=``, under _lock
 
 
 def _ensure_bus() -> Any:
@@ -174,8 +179,18 @@ class _Visit:
 
 
 def _states(node: Any, atspi: Any) -> frozenset[str]:
-    states = node.get_state_set().get_states()
-    return frozenset(atspi.StateType(state).value_nick.replace("-", " ") for state in states)
+    return frozenset(_state_name(state, atspi) for state in node.get_state_set().get_states())
+
+
+_STATE_NAMES: dict[int, str] = {}
+
+
+def _state_name(state: int, atspi: Any) -> str:
+    """``"manages descendants"`` for ``StateType.MANAGES_DESCENDANTS`` (kept: enum lookups cost ~5 us each)."""
+    name = _STATE_NAMES.get(state)
+    if name is None:
+        name = _STATE_NAMES[int(state)] = atspi.StateType(state).value_nick.replace("-", " ")
+    return name
 
 
 def _extents(node: Any, atspi: Any) -> Box | None:
@@ -249,19 +264,34 @@ def _menu_items(menu: Any, atspi: Any) -> list[tuple[Any, frozenset[str]]]:
 
 def _children(node: Any, role: str, visible_only: bool, atspi: Any) -> list[tuple[Any, frozenset[str] | None]]:
     """The children to walk, in order, with their states where already read."""
+    if visible_only and hasattr(node, "shown_children"):  # the app drops the hidden ones itself
+        shown = (int(atspi.StateType.SHOWING), int(atspi.StateType.VISIBLE))
+        return [(child, None) for child in node.shown_children(shown)]
     if visible_only and role == "menu" and _skip_closed_menus and _properties.is_gtk(node):
         return _menu_items(node, atspi)
     children = (node.get_child_at_index(i) for i in range(node.get_child_count()))
     return [(child, None) for child in children if child]
 
 
-def _walk(visible_only: bool, deadline: float, atspi: Any) -> Iterator[tuple[_Visit, str, frozenset[str], Box | None]]:
+def _walk(
+    visible_only: bool, deadline: float, atspi: Any, peer: bool | None = None
+) -> Iterator[tuple[_Visit, str, frozenset[str], Box | None]]:
     """Yield ``(visit, role, states, raw_box)`` depth-first; the caller decides what to print.
 
     Never descends into ``manages descendants`` nodes. Stops silently at ``deadline`` (callers
     check the clock to tell a finished walk from a cut one).
     """
-    stack = _applications(atspi, deadline)
+    with PeerSession(atspi, deadline) as peers:
+        stack = _applications(atspi, deadline)
+        if _use_peer if peer is None else peer:
+            for visit in stack:
+                visit.node = peers.root(visit.node)
+        yield from _walk_from(stack, visible_only, deadline, atspi)
+
+
+def _walk_from(
+    stack: list[_Visit], visible_only: bool, deadline: float, atspi: Any
+) -> Iterator[tuple[_Visit, str, frozenset[str], Box | None]]:
     while stack:
         if time.monotonic() > deadline:
             return
@@ -431,6 +461,7 @@ def linearize_tree(
     static_cache: bool = True,
     skip_closed_menus: bool = True,
     stop: threading.Event | None = None,
+    peer: bool | None = None,
 ) -> str:
     """Render the accessibility tree of every application, one line per node.
 
@@ -454,6 +485,9 @@ def linearize_tree(
             closed (:func:`_menu_items`); False reads every item (the baseline), with the same text.
         stop: Once set, the walk ends at the next node and the text ends with ``... truncated
             (stopped)``: a read begun ahead of time that is no longer wanted (``tree_ahead``).
+        peer: Read each application over its own socket where it has one (:mod:`a11y_peer`);
+            False reads through libatspi only (the baseline), with the same text. None:
+            :data:`PEER_DEFAULT`.
 
     Returns:
         The tree as text (``""`` when no application exposes a tree).
@@ -461,14 +495,15 @@ def linearize_tree(
     Raises:
         A11yUnavailableError: if no accessibility bus is reachable.
     """
-    global _properties, _skip_closed_menus
+    global _properties, _skip_closed_menus, _use_peer
     with _lock:
         _properties = _KEPT_PROPERTIES if static_cache else StaticProperties(enabled=False)
         _skip_closed_menus = skip_closed_menus
+        _use_peer = PEER_DEFAULT if peer is None else peer
         try:
             return _linearize(visible_only, max_nodes, timeout, compact, grid_contents, stop)
         finally:
-            _properties, _skip_closed_menus = _KEPT_PROPERTIES, True
+            _properties, _skip_closed_menus, _use_peer = _KEPT_PROPERTIES, True, PEER_DEFAULT
 
 
 def _linearize(

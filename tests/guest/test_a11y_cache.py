@@ -1,8 +1,10 @@
 """The cheap tree paths give the same tree text as reading everything.
 
 Cheap: UNO names the non-empty visible cells of the Calc grid (:mod:`a11y_grid`), each
-object's role, interfaces and toolkit are kept between reads (:mod:`a11y_static`), and a closed
-GTK menu's items are not asked about past the first (``a11y._menu_items``). One real Calc on
+object's role, interfaces and toolkit are kept between reads (:mod:`a11y_static`), a closed
+GTK menu's items are not asked about past the first (``a11y._menu_items``), and the office is read
+over its own socket, one ``GetChildren`` per node (:mod:`a11y_peer`); the full read goes through
+libatspi alone. One real Calc on
 a private X server and session bus, read in-process (libatspi binds one bus per process); the tree
 is read both ways after edits typed and set through UNO, a dialog, a second (unsaved) document, a
 window switch and a scroll.
@@ -17,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_gym.guest import a11y, a11y_grid, a11y_static
+from desktop_gym.guest import a11y, a11y_grid, a11y_peer, a11y_static
 from desktop_gym.guest.apps import uno_bridge
 from desktop_gym.guest.input import InputController
 from desktop_gym.polling import poll_until
@@ -28,6 +30,7 @@ from .conftest import A11Y_DOCUMENT as GRID
 pytestmark = [needs_desktop_tools, pytest.mark.slow]
 
 STABLE_READS = 5
+FULL_READ = lambda: a11y.linearize_tree(static_cache=False, skip_closed_menus=False, peer=False)  # noqa: E731
 
 
 class CountingGrid:
@@ -66,11 +69,13 @@ def _assert_same_text(grid: CountingGrid) -> str:
     answers = len(grid.answers)
 
     def cheap() -> str:
+        opened = a11y_peer.connections_opened
         text = a11y.linearize_tree(grid_contents=grid)
         assert len(grid.answers) > answers, "the cheap path never answered (the tree read every cell)"
+        assert a11y_peer.connections_opened > opened, "the office was not read over its own socket"
         return text
 
-    return _assert_reads_equal(lambda: a11y.linearize_tree(static_cache=False, skip_closed_menus=False), cheap)
+    return _assert_reads_equal(FULL_READ, cheap)
 
 
 def _assert_reads_equal(full_read: Any, cheap_read: Any) -> str:
@@ -168,13 +173,16 @@ def test_closed_menus_skipped_open_menu_read(
         return items
 
     monkeypatch.setattr(a11y, "_menu_items", counted_items)
-    every_item = lambda: a11y.linearize_tree(skip_closed_menus=False)  # noqa: E731
+    every_item = lambda: a11y.linearize_tree(skip_closed_menus=False, peer=False)  # noqa: E731
 
     def item_lines(tree: str) -> int:
         return sum(line.lstrip().startswith("menu item ") for line in tree.splitlines())
 
-    closed = _assert_reads_equal(every_item, a11y.linearize_tree)
+    skipping = lambda: a11y.linearize_tree(peer=False)  # noqa: E731 - the shortcut is libatspi's path
+
+    closed = _assert_reads_equal(every_item, skipping)
     assert calls and max(calls) <= 2, calls  # each closed menu: its first visible item tells
+    _assert_reads_equal(every_item, a11y.linearize_tree)  # over the office's socket: it drops hidden items itself
     file_menu = a11y.find_nodes("menu", "File", app="soffice")[0]
     _keys(env, click=file_menu.center)
     try:
@@ -182,11 +190,13 @@ def test_closed_menus_skipped_open_menu_read(
             lambda tree: item_lines(tree) > item_lines(closed) + 5, "the open File menu's items", read=every_item
         )
         calls.clear()
-        opened = _assert_reads_equal(every_item, a11y.linearize_tree)
+        opened = _assert_reads_equal(every_item, skipping)
         assert max(calls) > 5 and item_lines(opened) > item_lines(closed) + 5, calls
+        _assert_reads_equal(every_item, a11y.linearize_tree)
     finally:
         _keys(env, "Escape")
     _wait_tree(lambda tree: item_lines(tree) == item_lines(closed), "the File menu closed")
+    _assert_reads_equal(every_item, skipping)
     _assert_reads_equal(every_item, a11y.linearize_tree)
 
 

@@ -1,0 +1,484 @@
+"""Reading an application's accessibility tree over its own socket, with fewer round trips.
+
+The tree walk through libatspi pays one D-Bus round trip for a node's child count, one per child
+(``GetChildAtIndex``) and one for each child's states, hidden ones included; the office answers
+each in ~0.1 ms of its own CPU, so a Calc window's walk was ~1,450 calls. An ATK application
+(LibreOffice, GTK programs) also listens on a socket of its own
+(``org.a11y.atspi.Application.GetApplicationBusAddress``; libatspi connects there too).
+:class:`PeerNode` answers the libatspi methods the walk uses (states, role, interfaces, box, name,
+text, children, the Table interface) over such a connection, so the walk's code is unchanged and
+reads the same objects, and adds :meth:`PeerNode.shown_children`: one ``Collection.GetMatches``
+call lists the children that are showing and visible, so a hidden child costs nothing. The Calc
+window's walk is ~930 calls (``bench/bench_a11y_peer.py``).
+
+A :class:`PeerSession` opens one connection per application for one walk and closes them all at
+its end, so the events an application sends to its direct connections never pile up between walks.
+An application without such a socket (or one that does not answer) is walked through libatspi.
+Every call is bounded by the walk's deadline, replies by :data:`MAX_MESSAGE_BYTES`, lists by
+:data:`MAX_CHILDREN`; whatever the application sends, a call returns a value or raises
+:class:`PeerError`, which the walk treats as a vanished node.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+ACCESSIBLE = "org.a11y.atspi.Accessible"
+COMPONENT, TEXT, TABLE, SELECTION, COLLECTION = (
+    f"org.a11y.atspi.{name}" for name in ("Component", "Text", "Table", "Selection", "Collection")
+)
+PROPERTIES = "org.freedesktop.DBus.Properties"
+ROOT_PATH = "/org/a11y/atspi/accessible/root"
+NULL_PATH = "/org/a11y/atspi/null"
+MAX_MESSAGE_BYTES = 8 << 20  # a reply larger than this is refused (an app's tree is read, not its whims)
+MAX_CHILDREN = 10_000  # children listed per node at the most (the Calc grid is never asked: it manages its own)
+MATCH_ALL, SORT_CANONICAL = 1, 1  # AtspiCollectionMatchType.ALL, AtspiCollectionSortOrder.CANONICAL
+MAX_ADDRESSES = 256  # application socket addresses kept (a bus name is never reused on one bus)
+CONNECT_TIMEOUT_S = 1.0
+
+connections_opened = 0  # applications walked over their own socket since the process started
+_addresses: dict[str, str | None] = {}
+_addresses_lock = threading.Lock()
+
+
+class PeerError(Exception):
+    """A call on an application's socket failed: an error reply, a timeout, a closed or odd stream."""
+
+
+def _pad(length: int, align: int) -> int:
+    return (-length) % align
+
+
+class _Out:
+    """Little-endian D-Bus marshalling of the few argument types the walk sends."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def align(self, n: int) -> None:
+        self.data += b"\0" * _pad(len(self.data), n)
+
+    def u32(self, value: int, fmt: str = "<I") -> _Out:
+        self.align(4)
+        self.data += struct.pack(fmt, value)
+        return self
+
+    def i32(self, value: int) -> _Out:
+        return self.u32(value, "<i")
+
+    def string(self, text: str) -> _Out:
+        raw = text.encode()
+        self.u32(len(raw))
+        self.data += raw + b"\0"
+        return self
+
+    def signature(self, text: str) -> _Out:
+        self.data += bytes([len(text)]) + text.encode() + b"\0"
+        return self
+
+
+class _In:
+    """Reads the values of one message, from ``pos`` on."""
+
+    def __init__(self, data: bytes, pos: int) -> None:
+        self.data, self.pos = data, pos
+
+    def align(self, n: int) -> None:
+        self.pos += _pad(self.pos, n)
+
+    def u32(self, fmt: str = "<I") -> int:
+        self.align(4)
+        if self.pos + 4 > len(self.data):
+            raise PeerError("a reply ended early")
+        (value,) = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += 4
+        return value
+
+    def i32(self) -> int:
+        return self.u32("<i")
+
+    def string(self) -> str:
+        length = self.u32()
+        text = self.data[self.pos : self.pos + length].decode("utf-8", "replace")
+        self.pos += length + 1
+        return text
+
+    def signature(self) -> str:
+        length = self.data[self.pos] if self.pos < len(self.data) else 0
+        text = self.data[self.pos + 1 : self.pos + 1 + length].decode("ascii", "replace")
+        self.pos += length + 2
+        return text
+
+    def array_end(self, element_align: int) -> int:
+        length = self.u32()
+        self.align(element_align)
+        return self.pos + length
+
+    def reference(self) -> str:
+        """An ``(so)`` object reference's path (the bus name is the application's own)."""
+        self.align(8)
+        self.string()
+        return self.string()
+
+
+class PeerConnection:
+    """A bare D-Bus connection to one application's accessibility socket; one call at a time."""
+
+    def __init__(self, address: str, deadline: float) -> None:
+        keys = dict(part.split("=", 1) for part in address.split(":", 1)[1].split(",") if "=" in part)
+        target = keys.get("path") or ("\0" + keys["abstract"] if "abstract" in keys else None)
+        if not address.startswith("unix:") or target is None:
+            raise PeerError(f"not a unix socket address: {address!r}")
+        self._deadline = deadline
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._sock.settimeout(min(CONNECT_TIMEOUT_S, max(0.01, deadline - time.monotonic())))
+            self._sock.connect(target)
+            self._sock.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+            if not self._sock.recv(4096).startswith(b"OK"):
+                raise PeerError(f"{address} refused EXTERNAL authentication")
+            self._sock.sendall(b"BEGIN\r\n")
+        except OSError as exc:
+            self._sock.close()
+            raise PeerError(f"cannot connect to {address}: {exc}") from exc
+        self._buffer, self._serial, self.calls = bytearray(), 0, 0
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def call(self, path: str, interface: str, member: str, signature: str = "", body: bytes = b"") -> _In:
+        """Send one method call and return a reader positioned at its reply's values."""
+        self._serial += 1
+        self.calls += 1
+        fixed = _fixed_fields(interface, member, signature)
+        raw_path = path.encode()
+        fields_length = len(fixed) + 8 + len(raw_path) + 1  # the path field comes last: no padding after it
+        head = _HEAD.pack(b"l", 1, 0, 1, len(body), self._serial, fields_length) + fixed
+        head += _PATH_FIELD + _U32.pack(len(raw_path)) + raw_path + b"\0"
+        try:
+            self._sock.settimeout(max(0.01, self._deadline - time.monotonic()))
+            self._sock.sendall(head + b"\0" * _pad(len(head), 8) + body)
+            while True:
+                message, start = self._message()
+                if message[1] in (2, 3) and _reply_serial(message) == self._serial:
+                    if message[1] == 3:
+                        raise PeerError(f"{interface}.{member} on {path} answered an error")
+                    return _In(message, start)
+        except (OSError, struct.error, IndexError) as exc:
+            raise PeerError(f"{interface}.{member} on {path}: {exc}") from exc
+
+    def _message(self) -> tuple[bytes, int]:
+        while True:
+            taken = take_message(self._buffer)
+            if taken is not None:
+                return taken
+            chunk = self._sock.recv(1 << 16)
+            if not chunk:
+                raise PeerError("the application closed its accessibility socket")
+            self._buffer += chunk
+
+
+def take_message(buffer: bytearray) -> tuple[bytes, int] | None:
+    """Remove the first whole message from ``buffer``: ``(message, offset of its body)``, or None for more.
+
+    Raises:
+        PeerError: if the bytes are not a little-endian message, or announce one over :data:`MAX_MESSAGE_BYTES`.
+    """
+    if len(buffer) < 16:
+        return None
+    if buffer[0:1] != b"l" or buffer[3] != 1:
+        raise PeerError("the application sent a big-endian or garbled message")
+    body, _serial, fields = struct.unpack_from("<III", buffer, 4)
+    start = 16 + fields + _pad(16 + fields, 8)
+    if start + body > MAX_MESSAGE_BYTES:
+        raise PeerError(f"a message of {start + body} bytes (the cap is {MAX_MESSAGE_BYTES})")
+    if len(buffer) < start + body:
+        return None
+    message = bytes(buffer[: start + body])
+    del buffer[: start + body]
+    return message, start
+
+
+_HEAD = struct.Struct("<cBBBIII")
+_U32 = struct.Struct("<I")
+_PATH_FIELD = bytes([1, 1]) + b"o\0"  # field code PATH, signature "o"
+_fixed: dict[tuple[str, str, str], bytes] = {}
+
+
+def _fixed_fields(interface: str, member: str, signature: str) -> bytes:
+    """The INTERFACE, MEMBER and SIGNATURE header fields, padded to 8 bytes (a call's path field follows)."""
+    key = (interface, member, signature)
+    if key not in _fixed:
+        fields = _Out()
+        for code, kind, value in ((2, "s", interface), (3, "s", member), (8, "g", signature)):
+            if value:
+                fields.align(8)
+                fields.data += bytes([code])
+                fields.signature(kind)
+                fields.signature(value) if kind == "g" else fields.string(value)
+        fields.align(8)
+        _fixed[key] = bytes(fields.data)
+    return _fixed[key]
+
+
+def _reply_serial(message: bytes) -> int | None:
+    """The REPLY_SERIAL header field of a whole message (None when it has none)."""
+    reader, end = _In(message, 16), min(len(message), 16 + struct.unpack_from("<I", message, 12)[0])
+    while reader.pos < end:
+        reader.align(8)
+        if reader.pos >= end:
+            break
+        code = message[reader.pos]
+        reader.pos += 1
+        kind = reader.signature()
+        if kind not in ("u", "g", "s", "o"):
+            raise PeerError(f"a header field of type {kind!r}")
+        value: Any = reader.u32() if kind == "u" else reader.signature() if kind == "g" else reader.string()
+        if code == 5:
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class _App:
+    bus_name: str  # as libatspi's ``node.app.bus_name``, so both kinds of node share the static cache
+
+
+@dataclass(frozen=True)
+class _Rect:
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class _StateSet:
+    def __init__(self, bits: int) -> None:
+        self._bits = bits
+
+    def get_states(self) -> list[int]:
+        bits, states = self._bits, []
+        while bits:
+            low = bits & -bits
+            states.append(low.bit_length() - 1)
+            bits ^= low
+        return states
+
+
+class PeerNode:
+    """One object of an application, answering the libatspi ``Accessible`` methods the walk calls."""
+
+    def __init__(self, connection: PeerConnection, app: _App, path: str, role_names: Any) -> None:
+        self.c, self.app, self.path, self._roles = connection, app, path, role_names
+        self._children: list[str] | None = None
+
+    def _node(self, path: str) -> PeerNode | None:
+        return None if path == NULL_PATH else PeerNode(self.c, self.app, path, self._roles)
+
+    def _get(self, interface: str, name: str) -> _In:
+        reply = self.c.call(self.path, PROPERTIES, "Get", "ss", bytes(_Out().string(interface).string(name).data))
+        reply.signature()
+        return reply
+
+    def get_state_set(self) -> _StateSet:
+        reply = self.c.call(self.path, ACCESSIBLE, "GetState")
+        reply.u32()
+        return _StateSet(reply.u32() | reply.u32() << 32)
+
+    def get_role_name(self) -> str:
+        number = self.c.call(self.path, ACCESSIBLE, "GetRole").u32()
+        try:
+            return self._roles(number).value_nick.replace("-", " ")
+        except ValueError:  # a role newer than this libatspi
+            return "unknown"
+
+    def get_interfaces(self) -> list[str]:
+        reply = self.c.call(self.path, ACCESSIBLE, "GetInterfaces")
+        end, names = reply.array_end(4), []
+        while reply.pos < end:
+            names.append(reply.string().rsplit(".", 1)[-1])
+        return names
+
+    def get_attributes(self) -> dict[str, str]:
+        reply = self.c.call(self.path, ACCESSIBLE, "GetAttributes")
+        end, attributes = reply.array_end(8), {}
+        while reply.pos < end:
+            reply.align(8)
+            key = reply.string()
+            attributes[key] = reply.string()
+        return attributes
+
+    def get_name(self) -> str:
+        return self._get(ACCESSIBLE, "Name").string()
+
+    def get_extents(self, coord_type: Any) -> _Rect:
+        reply = self.c.call(self.path, COMPONENT, "GetExtents", "u", bytes(_Out().u32(int(coord_type)).data))
+        reply.align(8)
+        return _Rect(reply.i32(), reply.i32(), reply.i32(), reply.i32())
+
+    def _child_paths(self) -> list[str]:
+        if self._children is None:  # one call lists them all, kept for this walk only
+            reply = self.c.call(self.path, ACCESSIBLE, "GetChildren")
+            end, paths = reply.array_end(8), []
+            while reply.pos < end and len(paths) < MAX_CHILDREN:
+                paths.append(reply.reference())
+            self._children = paths
+        return self._children
+
+    def get_child_count(self) -> int:
+        return len(self._child_paths())
+
+    def shown_children(self, states: tuple[int, ...]) -> list[PeerNode]:
+        """The children that have every state in ``states`` (bit numbers), in order: one ``GetMatches`` call.
+
+        The application tests each child's states itself, so a hidden child costs no round trip.
+        """
+        words = [0, 0]
+        for bit in states:
+            words[bit // 32] |= 1 << bit % 32
+        rule = _Out().u32(8).u32(words[0]).u32(words[1]).i32(MATCH_ALL)  # states, matched all
+        rule.u32(0).align(8)  # no attributes (an empty a{ss} still aligns to its entries)
+        rule.i32(MATCH_ALL).u32(0).i32(MATCH_ALL).u32(0).i32(MATCH_ALL).u32(0)  # any role, any interface, not inverted
+        rule.u32(SORT_CANONICAL).i32(MAX_CHILDREN).u32(0)  # sorted as the tree is, at most, not traversed
+        reply = self.c.call(self.path, COLLECTION, "GetMatches", "(aiia{ss}iaiiasib)uib", bytes(rule.data))
+        end, children = reply.array_end(8), []
+        while reply.pos < end and len(children) < MAX_CHILDREN:
+            children.append(PeerNode(self.c, self.app, reply.reference(), self._roles))
+        return children
+
+    def get_child_at_index(self, index: int) -> PeerNode | None:
+        paths = self._child_paths()
+        return self._node(paths[index]) if 0 <= index < len(paths) else None
+
+    def get_parent(self) -> PeerNode | None:
+        reply = self._get(ACCESSIBLE, "Parent")
+        return self._node(reply.reference())
+
+    def get_index_in_parent(self) -> int:
+        return self.c.call(self.path, ACCESSIBLE, "GetIndexInParent").i32()
+
+    def get_character_count(self) -> int:
+        return self._get(TEXT, "CharacterCount").i32()
+
+    def get_text(self, start: int, end: int) -> str:
+        return self.c.call(self.path, TEXT, "GetText", "ii", bytes(_Out().i32(start).i32(end).data)).string()
+
+    def get_n_rows(self) -> int:
+        return self._get(TABLE, "NRows").i32()
+
+    def get_n_columns(self) -> int:
+        return self._get(TABLE, "NColumns").i32()
+
+    def get_accessible_at(self, row: int, column: int) -> PeerNode | None:
+        body = bytes(_Out().i32(row).i32(column).data)
+        return self._node(self.c.call(self.path, TABLE, "GetAccessibleAt", "ii", body).reference())
+
+    def get_row_at_index(self, index: int) -> int:
+        return self.c.call(self.path, TABLE, "GetRowAtIndex", "i", bytes(_Out().i32(index).data)).i32()
+
+    def get_column_at_index(self, index: int) -> int:
+        return self.c.call(self.path, TABLE, "GetColumnAtIndex", "i", bytes(_Out().i32(index).data)).i32()
+
+    def get_accessible_at_point(self, x: int, y: int, coord_type: Any) -> PeerNode | None:
+        body = bytes(_Out().i32(x).i32(y).u32(int(coord_type)).data)
+        return self._node(self.c.call(self.path, COMPONENT, "GetAccessibleAtPoint", "iiu", body).reference())
+
+    def get_n_selected_children(self) -> int:
+        return self._get(SELECTION, "NSelectedChildren").i32()
+
+    def get_selected_child(self, index: int) -> PeerNode | None:
+        body = bytes(_Out().i32(index).data)
+        return self._node(self.c.call(self.path, SELECTION, "GetSelectedChild", "i", body).reference())
+
+
+class PeerSession:
+    """The direct connections of one walk: :meth:`root` for each application, all closed at the end."""
+
+    def __init__(self, atspi: Any, deadline: float) -> None:
+        self._atspi, self._deadline = atspi, deadline
+        self._connections: list[PeerConnection] = []
+
+    def __enter__(self) -> PeerSession:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for connection in self._connections:
+            connection.close()
+        self._connections.clear()
+
+    def root(self, app: Any) -> Any:
+        """``app``'s root as a :class:`PeerNode`, or ``app`` itself when it has no socket of its own."""
+        bus_name = getattr(getattr(app, "app", None), "bus_name", None)
+        address = _address(bus_name) if bus_name else None
+        if not address:
+            return app
+        try:
+            connection = PeerConnection(address, self._deadline)
+        except PeerError:
+            return app
+        self._connections.append(connection)
+        global connections_opened
+        connections_opened += 1
+        node = PeerNode(connection, _App(bus_name), ROOT_PATH, self._atspi.Role)
+        node.get_name = app.get_name  # type: ignore[method-assign] - already known to libatspi, no round trip
+        return node
+
+
+def _address(bus_name: str) -> str | None:
+    """The application's own socket address (asked once per bus name), or None."""
+    with _addresses_lock:
+        if bus_name in _addresses:
+            return _addresses[bus_name]
+    address = _ask_address(bus_name)
+    with _addresses_lock:
+        if len(_addresses) >= MAX_ADDRESSES:
+            _addresses.clear()
+        _addresses[bus_name] = address
+    return address
+
+
+def _ask_address(bus_name: str) -> str | None:
+    from gi.repository import Gio, GLib
+
+    try:
+        bus = _accessibility_bus()
+        call = (bus_name, ROOT_PATH, "org.a11y.atspi.Application", "GetApplicationBusAddress")
+        reply = bus.call_sync(*call, None, GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, 2000, None)
+        return reply.unpack()[0] or None
+    except Exception:  # noqa: BLE001 - GLib.Error: no such method (Qt, Chromium), or no bus: libatspi walks it
+        return None
+
+
+_bus: Any = None
+
+
+def _accessibility_bus() -> Any:
+    global _bus
+    if _bus is None:
+        from gi.repository import Gio, GLib
+
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        address = os.environ.get("AT_SPI_BUS_ADDRESS")
+        if not address:
+            session = Gio.DBusConnection.new_for_address_sync(os.environ["DBUS_SESSION_BUS_ADDRESS"], flags, None, None)
+            reply = session.call_sync(
+                "org.a11y.Bus",
+                "/org/a11y/bus",
+                "org.a11y.Bus",
+                "GetAddress",
+                None,
+                GLib.VariantType("(s)"),
+                0,
+                5000,
+                None,
+            )
+            address = reply.unpack()[0]
+            session.close_sync(None)
+        _bus = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+    return _bus

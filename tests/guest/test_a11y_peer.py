@@ -1,0 +1,127 @@
+"""The reader of an application's own accessibility socket (``a11y_peer``): its parsing and its fallback.
+
+Whether the tree it reads equals libatspi's is checked on a real Calc in ``test_a11y_cache.py``.
+Here: whatever bytes an application sends, a call ends in a value or :class:`PeerError` (an
+application in the desktop is the agent's to start, so its answers are adversarial); marshalling
+round-trips; and an application with no socket of its own is walked through libatspi.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from desktop_gym.guest import a11y, a11y_peer
+from desktop_gym.guest.a11y_peer import PeerError, PeerNode, _In, _Out, take_message
+
+from ..support.soffice import needs_desktop_tools
+
+
+class GarbageConnection:
+    """Stands in for an application that answers every call with the given bytes (no real one would)."""
+
+    def __init__(self, reply: bytes) -> None:
+        self.reply = reply
+
+    def call(self, *_args: object) -> _In:
+        return _In(self.reply, 0)
+
+
+class Roles:
+    def __init__(self, number: int) -> None:
+        if number > 200:
+            raise ValueError(number)
+        self.value_nick = "push-button"
+
+
+READS = [
+    lambda node: node.get_state_set().get_states(),
+    PeerNode.get_role_name,
+    PeerNode.get_interfaces,
+    PeerNode.get_attributes,
+    PeerNode.get_name,
+    lambda node: node.get_extents(0),
+    PeerNode.get_child_count,
+    lambda node: node.get_child_at_index(3),
+    PeerNode.get_parent,
+    PeerNode.get_character_count,
+    lambda node: node.get_text(0, 10),
+    lambda node: node.get_accessible_at(1, 2),
+    lambda node: node.get_accessible_at_point(5, 5, 0),
+    PeerNode.get_n_selected_children,
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(reply=st.binary(max_size=200), read=st.sampled_from(READS))
+def test_any_reply_gives_a_value_or_a_peer_error(reply: bytes, read) -> None:
+    node = PeerNode(GarbageConnection(reply), a11y_peer._App(":1.5"), "/org/a11y/atspi/accessible/7", Roles)  # type: ignore[arg-type]
+    try:
+        read(node)
+    except PeerError:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_stream_splits_into_messages_or_a_peer_error(stream: bytes) -> None:
+    buffer = bytearray(stream)
+    try:
+        while (taken := take_message(buffer)) is not None:
+            message, start = taken
+            assert start <= len(message) and start % 8 == 0
+            a11y_peer._reply_serial(message)
+    except PeerError:
+        pass
+
+
+def test_a_message_over_the_cap_is_refused_before_it_is_read() -> None:
+    head = struct.pack("<cBBBIII", b"l", 2, 0, 1, a11y_peer.MAX_MESSAGE_BYTES, 1, 0)
+    with pytest.raises(PeerError, match="cap"):
+        take_message(bytearray(head))
+    assert take_message(bytearray(head[:10])) is None  # not whole yet: wait for more
+
+
+@given(st.lists(st.text(max_size=30), max_size=5), st.integers(-(2**31), 2**31 - 1))
+def test_marshalled_values_read_back(texts: list[str], number: int) -> None:
+    out = _Out()
+    out.i32(number)
+    for text in texts:
+        out.string(text)
+    reader = _In(bytes(out.data), 0)
+    assert reader.i32() == number
+    assert [reader.string() for _ in texts] == texts
+
+
+def test_state_bits_list_each_set_state() -> None:
+    bits = 1 << 25 | 1 << 30 | 1 << 33
+    assert sorted(a11y_peer._StateSet(bits).get_states()) == [25, 30, 33]
+    assert a11y_peer._StateSet(0).get_states() == []
+
+
+@needs_desktop_tools
+def test_an_app_without_its_own_socket_is_walked_through_libatspi(
+    a11y_calc_office: tuple[dict[str, str], object],
+) -> None:
+    class Unknown:
+        app = a11y_peer._App(":1.999999")  # no such application on the bus
+
+    with a11y.locked_bus() as atspi, a11y_peer.PeerSession(atspi, time.monotonic() + 5) as peers:
+        stranger = Unknown()
+        assert peers.root(stranger) is stranger
+        desktop = atspi.get_desktop(0)
+        office = next(
+            app
+            for app in (desktop.get_child_at_index(i) for i in range(desktop.get_child_count()))
+            if app.get_name() == "soffice"
+        )
+        root = peers.root(office)
+        assert isinstance(root, PeerNode) and root.get_child_count() == office.get_child_count() > 0
+        frame = root.get_child_at_index(0)
+        assert frame is not None and frame.get_role_name() == office.get_child_at_index(0).get_role_name()
+    with pytest.raises(PeerError):  # the session closed its connections
+        frame.get_name()
