@@ -11,9 +11,9 @@ reads the same objects, and adds :meth:`PeerNode.shown_children`: one ``Collecti
 call lists the children that are showing and visible, so a hidden child costs nothing. The Calc
 window's walk is ~930 calls (``bench/bench_a11y_peer.py``).
 
-A :class:`PeerSession` opens one connection per application for one walk and closes them all at
-its end, so the events an application sends to its direct connections never pile up between walks.
-An application without such a socket (or one that does not answer) is walked through libatspi.
+One connection per application is kept between walks (:class:`PeerSession`), as libatspi keeps
+its own; the events the application sends on it are dropped at each walk's start. An application
+without such a socket (or one that does not answer) is walked through libatspi.
 Every call is bounded by the walk's deadline, replies by :data:`MAX_MESSAGE_BYTES`, lists by
 :data:`MAX_CHILDREN`; whatever the application sends, a call returns a value or raises
 :class:`PeerError`, which the walk treats as a vanished node.
@@ -40,9 +40,13 @@ MAX_MESSAGE_BYTES = 8 << 20  # a reply larger than this is refused (an app's tre
 MAX_CHILDREN = 10_000  # children listed per node at the most (the Calc grid is never asked: it manages its own)
 MATCH_ALL, SORT_CANONICAL = 1, 1  # AtspiCollectionMatchType.ALL, AtspiCollectionSortOrder.CANONICAL
 MAX_ADDRESSES = 256  # application socket addresses kept (a bus name is never reused on one bus)
+MAX_CONNECTIONS = 64  # direct connections kept at the most (one per application listed)
+MAX_DRAIN_BYTES = 64 << 20  # events dropped at a walk's start at the most; past it the connection is renewed
 CONNECT_TIMEOUT_S = 1.0
 
-connections_opened = 0  # applications walked over their own socket since the process started
+connections_opened = 0  # direct connections opened since the process started
+roots_over_socket = 0  # applications walked over their own socket since the process started
+_connections: dict[str, PeerConnection] = {}  # by the application's bus name; used under a11y's lock
 _addresses: dict[str, str | None] = {}
 _addresses_lock = threading.Lock()
 
@@ -147,10 +151,35 @@ class PeerConnection:
         except OSError as exc:
             self._sock.close()
             raise PeerError(f"cannot connect to {address}: {exc}") from exc
-        self._buffer, self._serial, self.calls = bytearray(), 0, 0
+        self._buffer, self._serial, self.calls, self.broken = bytearray(), 0, 0, False
 
     def close(self) -> None:
         self._sock.close()
+
+    def begin(self, deadline: float) -> int:
+        """Start a walk ending at ``deadline``: drop the messages (events) that came since the last one.
+
+        Returns:
+            How many whole messages were dropped. A stream past :data:`MAX_DRAIN_BYTES` marks the
+            connection broken (the next walk opens a new one).
+        """
+        self._deadline, dropped, drained = deadline, 0, 0
+        try:
+            self._sock.setblocking(False)
+            while drained <= MAX_DRAIN_BYTES:
+                chunk = self._sock.recv(1 << 16)
+                if not chunk:
+                    raise PeerError("the application closed its accessibility socket")
+                drained += len(chunk)
+                self._buffer += chunk
+                while take_message(self._buffer) is not None:  # whole messages only: a partial one stays
+                    dropped += 1
+            self.broken = True
+        except BlockingIOError:
+            pass
+        except (OSError, PeerError):
+            self.broken = True
+        return dropped
 
     def call(self, path: str, interface: str, member: str, signature: str = "", body: bytes = b"") -> _In:
         """Send one method call and return a reader positioned at its reply's values."""
@@ -170,7 +199,12 @@ class PeerConnection:
                     if message[1] == 3:
                         raise PeerError(f"{interface}.{member} on {path} answered an error")
                     return _In(message, start)
+        except PeerError as exc:
+            if "answered an error" not in str(exc):
+                self.broken = True  # a garbled or closed stream: the next walk opens a new connection
+            raise
         except (OSError, struct.error, IndexError) as exc:
+            self.broken = True
             raise PeerError(f"{interface}.{member} on {path}: {exc}") from exc
 
     def _message(self) -> tuple[bytes, int]:
@@ -398,33 +432,52 @@ class PeerNode:
 
 
 class PeerSession:
-    """The direct connections of one walk: :meth:`root` for each application, all closed at the end."""
+    """One walk's use of the applications' direct connections: :meth:`root` for each application.
+
+    A connection is kept for later walks (an office kept ~7 KiB and some work per connection ever
+    opened to it, so one per walk made its calls slower as the episode went on); at the walk's
+    start the events it brought since are dropped (:meth:`PeerConnection.begin`). At the end, the
+    connections of applications this walk did not list (gone) and broken ones are closed.
+    """
 
     def __init__(self, atspi: Any, deadline: float) -> None:
         self._atspi, self._deadline = atspi, deadline
-        self._connections: list[PeerConnection] = []
+        self._listed: set[str] = set()
 
     def __enter__(self) -> PeerSession:
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        for connection in self._connections:
-            connection.close()
-        self._connections.clear()
+        if not self._listed:
+            return  # nothing listed (a search that ended before): keep the connections
+        for bus_name in [name for name, kept in _connections.items() if name not in self._listed or kept.broken]:
+            _connections.pop(bus_name).close()
 
     def root(self, app: Any) -> Any:
         """``app``'s root as a :class:`PeerNode`, or ``app`` itself when it has no socket of its own."""
+        global connections_opened, roots_over_socket
         bus_name = getattr(getattr(app, "app", None), "bus_name", None)
         address = _address(bus_name) if bus_name else None
         if not address:
             return app
-        try:
-            connection = PeerConnection(address, self._deadline)
-        except PeerError:
-            return app
-        self._connections.append(connection)
-        global connections_opened
-        connections_opened += 1
+        self._listed.add(bus_name)
+        connection = _connections.get(bus_name)
+        if connection is not None:
+            connection.begin(self._deadline)
+        if connection is None or connection.broken:
+            if connection is not None:
+                _connections.pop(bus_name).close()
+            try:
+                connection = PeerConnection(address, self._deadline)
+            except PeerError:
+                return app
+            if len(_connections) >= MAX_CONNECTIONS:
+                for kept in _connections.values():
+                    kept.close()
+                _connections.clear()
+            _connections[bus_name] = connection
+            connections_opened += 1
+        roots_over_socket += 1
         node = PeerNode(connection, _App(bus_name), ROOT_PATH, self._atspi.Role)
         node.get_name = app.get_name  # type: ignore[method-assign] - already known to libatspi, no round trip
         return node

@@ -113,15 +113,33 @@ def test_an_app_without_its_own_socket_is_walked_through_libatspi(
     with a11y.locked_bus() as atspi, a11y_peer.PeerSession(atspi, time.monotonic() + 5) as peers:
         stranger = Unknown()
         assert peers.root(stranger) is stranger
-        desktop = atspi.get_desktop(0)
-        office = next(
-            app
-            for app in (desktop.get_child_at_index(i) for i in range(desktop.get_child_count()))
-            if app.get_name() == "soffice"
-        )
+        office = _office(atspi)
         root = peers.root(office)
         assert isinstance(root, PeerNode) and root.get_child_count() == office.get_child_count() > 0
         frame = root.get_child_at_index(0)
         assert frame is not None and frame.get_role_name() == office.get_child_at_index(0).get_role_name()
-    with pytest.raises(PeerError):  # the session closed its connections
-        frame.get_name()
+
+
+@needs_desktop_tools
+def test_walks_share_one_connection_and_drop_the_events_between_them(
+    a11y_calc_office: tuple[dict[str, str], object],
+) -> None:
+    """An office kept work and memory per connection ever opened to it: walks must not open one each."""
+    a11y.linearize_tree()
+    opened = a11y_peer.connections_opened
+    for _ in range(5):
+        a11y.linearize_tree()
+    assert a11y_peer.connections_opened == opened
+    with a11y.locked_bus() as atspi:
+        office = _office(atspi)
+        connection = a11y_peer._connections[office.app.bus_name]
+        connection._sock.close()  # as if the office had gone: the next walk opens a new connection
+        assert 'application "soffice"' in a11y.linearize_tree()
+        assert a11y_peer.connections_opened == opened + 1
+        assert a11y_peer._connections[office.app.bus_name] is not connection
+
+
+def _office(atspi: object) -> object:
+    desktop = atspi.get_desktop(0)  # type: ignore[attr-defined]
+    apps = (desktop.get_child_at_index(i) for i in range(desktop.get_child_count()))
+    return next(app for app in apps if app.get_name() == "soffice")
