@@ -32,7 +32,7 @@ from desktop_gym.errors import A11yError, A11yTimeoutError, A11yUnavailableError
 from desktop_gym.polling import poll_until
 
 from .a11y_grid import GridContents
-from .a11y_peer import PeerSession
+from .a11y_peer import PeerError, PeerSession
 from .a11y_static import StaticProperties
 
 Box = tuple[int, int, int, int]
@@ -526,7 +526,10 @@ def _linearize(
             break
         while hidden_depths and hidden_depths[-1] >= visit.depth:
             hidden_depths.pop()
-        name, text = visit.node.get_name() or "", _text_of(visit.node, role)
+        try:
+            name, text = visit.node.get_name() or "", _text_of(visit.node, role)
+        except PeerError:  # its application went away mid-walk: skipped, as the walk skips a vanished node
+            continue
         if compact and (role in _ALWAYS_HIDDEN_ROLES or role in _STRUCTURAL_ROLES and not (name or text)):
             hidden_depths.append(visit.depth)
             continue
@@ -577,12 +580,15 @@ def find_nodes(
         for visit, node_role, states, raw_box in _walk(visible_only, deadline, atspi):
             if app not in (None, visit.app) or wanted_role not in (None, node_role):
                 continue
-            node_name = visit.node.get_name() or ""
-            loose_match = not exact and name is not None and name.casefold() in node_name.casefold()
-            if name not in (None, node_name) and not loose_match:
+            try:
+                node_name = visit.node.get_name() or ""
+                loose_match = not exact and name is not None and name.casefold() in node_name.casefold()
+                if name not in (None, node_name) and not loose_match:
+                    continue
+                text = _text_of(visit.node, node_role)
+            except PeerError:  # its application went away mid-walk
                 continue
             box = _shift(raw_box, visit.offset) or (0, 0, 0, 0)
-            text = _text_of(visit.node, node_role)
             found.append(A11yNode(node_role, node_name, *box, states=states, app=visit.app, text=text))
             if len(found) >= limit:
                 return found
