@@ -149,3 +149,55 @@ def test_setting_vlcrc_keys_reads_them_back(text: str, updates: dict[str, str]) 
     values = parse_vlcrc(set_vlcrc(text, updates))
     for key, value in updates.items():
         assert values[key] == value.strip()
+
+
+class UnfinishedJsonVlc:
+    """Stands in for VLC's HTTP interface answering unfinished JSON first (real VLC does it only at
+    random, under load), then its status; records each request's query."""
+
+    def __init__(self, bad_answers: int) -> None:
+        import http.server
+        import threading
+
+        queries: list[str] = []
+        answers = [b'{"state": "playing", "position": '] * bad_answers
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+                queries.append(self.path.partition("?")[2])
+                body = answers.pop(0) if answers else b'{"state": "playing"}'
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_args: object) -> None:
+                pass
+
+        self.queries = queries
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_unfinished_json_is_asked_again_without_repeating_the_command() -> None:
+    from desktop_gym.apps.vlc.control import JSON_TRIES, http_get
+
+    vlc = UnfinishedJsonVlc(bad_answers=1)
+    try:
+        port = vlc.server.server_address[1]
+        status = http_get(port, "pw", "status.json", {"command": "in_play", "input": "file:///a.mp4"}, timeout=5)
+        assert status == {"state": "playing"}
+        assert vlc.queries == ["command=in_play&input=file%3A%2F%2F%2Fa.mp4", ""]  # the command went once
+    finally:
+        vlc.close()
+    vlc = UnfinishedJsonVlc(bad_answers=JSON_TRIES)
+    try:
+        with pytest.raises(VlcControlError, match="not JSON"):
+            http_get(vlc.server.server_address[1], "pw", "playlist.json", timeout=5)
+        assert len(vlc.queries) == JSON_TRIES
+    finally:
+        vlc.close()

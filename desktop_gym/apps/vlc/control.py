@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
 import socket
 import time
@@ -22,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 #: The most bytes read from one answer.
+log = logging.getLogger(__name__)
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
+JSON_TRIES = 3  # answers asked for at the most when VLC's JSON is unfinished
 #: VLC's volume scale: 256 is 100 %.
 VOLUME_FULL = 256
 _TRACK_LINE = re.compile(r"^\|\s*(-?\d+)\s+-\s+(.*?)(\s+\*)?\s*$")
@@ -35,9 +38,26 @@ class VlcControlError(RuntimeError):
 def http_get(port: int, password: str, path: str, query: Mapping[str, Any] | None = None, timeout: float = 10.0) -> Any:
     """GET ``/requests/<path>`` of VLC's HTTP interface and decode its JSON.
 
+    VLC sometimes answers with JSON it has not finished writing (seen once under load, right after
+    ``in_play``): such an answer is asked for again, at most :data:`JSON_TRIES` times in all, without
+    the query's ``command`` (it was carried out; its status is what is wanted).
+
     Raises:
         VlcControlError: no answer, a refused password, or not JSON.
     """
+    for attempt in range(JSON_TRIES):
+        body = _get(port, password, path, query, timeout)
+        try:
+            return json.loads(body.decode("utf-8", errors="replace"))
+        except ValueError:
+            if query and "command" in query:
+                query = None  # the command and its arguments: done once is enough
+            if attempt + 1 < JSON_TRIES:
+                log.info("VLC's answer to %s is not JSON; asking again", path)
+    raise VlcControlError(f"VLC's answer to {path} is not JSON ({JSON_TRIES} answers)")
+
+
+def _get(port: int, password: str, path: str, query: Mapping[str, Any] | None, timeout: float) -> bytes:
     url = f"http://127.0.0.1:{int(port)}/requests/{path}"
     if query:
         url += "?" + urllib.parse.urlencode({k: str(v) for k, v in query.items()}, quote_via=urllib.parse.quote)
@@ -53,10 +73,7 @@ def http_get(port: int, password: str, path: str, query: Mapping[str, Any] | Non
         raise VlcControlError(f"VLC's HTTP interface on port {port} does not answer: {error}") from None
     if len(body) > MAX_ANSWER_BYTES:
         raise VlcControlError(f"VLC's answer to {path} is over {MAX_ANSWER_BYTES} bytes")
-    try:
-        return json.loads(body.decode("utf-8", errors="replace"))
-    except ValueError:
-        raise VlcControlError(f"VLC's answer to {path} is not JSON") from None
+    return body
 
 
 def rc_call(socket_path: Path, command: str, timeout: float = 5.0) -> str:
