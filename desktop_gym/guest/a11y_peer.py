@@ -151,7 +151,7 @@ class PeerConnection:
         except OSError as exc:
             self._sock.close()
             raise PeerError(f"cannot connect to {address}: {exc}") from exc
-        self._buffer, self._serial, self.calls, self.broken = bytearray(), 0, 0, False
+        self._buffer, self._serial, self.broken = bytearray(), 0, False
 
     def close(self) -> None:
         self._sock.close()
@@ -184,7 +184,6 @@ class PeerConnection:
     def call(self, path: str, interface: str, member: str, signature: str = "", body: bytes = b"") -> _In:
         """Send one method call and return a reader positioned at its reply's values."""
         self._serial += 1
-        self.calls += 1
         fixed = _fixed_fields(interface, member, signature)
         raw_path = path.encode()
         fields_length = len(fixed) + 8 + len(raw_path) + 1  # the path field comes last: no padding after it
@@ -196,16 +195,13 @@ class PeerConnection:
             while True:
                 message, start = self._message()
                 if message[1] in (2, 3) and _reply_serial(message) == self._serial:
-                    if message[1] == 3:
-                        raise PeerError(f"{interface}.{member} on {path} answered an error")
-                    return _In(message, start)
-        except PeerError as exc:
-            if "answered an error" not in str(exc):
-                self.broken = True  # a garbled or closed stream: the next walk opens a new connection
-            raise
-        except (OSError, struct.error, IndexError) as exc:
-            self.broken = True
-            raise PeerError(f"{interface}.{member} on {path}: {exc}") from exc
+                    break
+        except (OSError, struct.error, IndexError, PeerError) as exc:
+            self.broken = True  # a garbled or closed stream: the next walk opens a new connection
+            raise exc if isinstance(exc, PeerError) else PeerError(f"{interface}.{member} on {path}: {exc}") from exc
+        if message[1] == 3:
+            raise PeerError(f"{interface}.{member} on {path} answered an error")
+        return _In(message, start)
 
     def _message(self) -> tuple[bytes, int]:
         while True:
