@@ -35,6 +35,7 @@ from desktop_gym.observation_cost import SequentialFetcher  # noqa: E402
 from desktop_gym.settle import TREE_AHEAD_VARIABLE  # noqa: E402
 
 PEER_VARIABLE = "DESKTOP_GYM_A11Y_PEER"
+READ_AHEAD_VARIABLE = "DESKTOP_GYM_A11Y_READ_AHEAD"
 
 CALC_TASK = "starter.calc_fill_totals"
 TARGETS = TargetTable()
@@ -344,20 +345,19 @@ def bench_default_obs_actions(table, steps: int) -> None:
         TARGETS.add(f"env.step, default obs, {label}, p50", p50, 100, "ms", note)
 
 
-def bench_default_obs_peer(table, steps: int) -> None:
-    """A key press with the default observation on two desktops at once, their guests reading the tree
-    over the office's own socket (``guest.a11y_peer``, the default) or through libatspi alone
-    (``DESKTOP_GYM_A11Y_PEER=0``, the baseline), steps in turn."""
+def bench_default_obs_switched(table, steps: int, variable: str, title: str, baseline: str) -> None:
+    """A key press with the default observation on two desktops at once, one guest with a tree-read
+    feature on (the default) and one with it off (``variable=0``, the baseline), stepped in turn."""
     envs: dict[str, DesktopEnv] = {}
-    seconds: dict[str, list[float]] = {"peer": [], "libatspi": []}
+    seconds: dict[str, list[float]] = {"on": [], "off": []}
     try:
         for mode in seconds:
-            os.environ[PEER_VARIABLE] = "1" if mode == "peer" else "0"  # read once by the guest as it starts
+            os.environ[variable] = "1" if mode == "on" else "0"  # read once by the guest as it starts
             envs[mode] = DesktopEnv(task_id=CALC_TASK)
             envs[mode].reset(seed=0)
-        os.environ.pop(PEER_VARIABLE)
+        os.environ.pop(variable)
         for index in range(steps):
-            for mode in ("peer", "libatspi") if index % 2 else ("libatspi", "peer"):
+            for mode in ("on", "off") if index % 2 else ("off", "on"):
                 env = envs[mode]
                 if env._steps >= env._step_budget() - 1:
                     env.reset(seed=index)
@@ -365,13 +365,12 @@ def bench_default_obs_peer(table, steps: int) -> None:
                 env.step("press(key='right')")
                 seconds[mode].append(time.perf_counter() - started)
     finally:
-        os.environ.pop(PEER_VARIABLE, None)
+        os.environ.pop(variable, None)
         for env in envs.values():
             env.close()
-    peer, old = percentile(seconds["peer"], 50) * 1000, percentile(seconds["libatspi"], 50) * 1000
-    p90 = percentile(seconds["peer"], 90) * 1000
-    note = f"p90 {p90:.0f} ms; through libatspi alone {old:.0f} ms, x{old / peer:.2f}"
-    row(table, "step: default obs, key press, two desktops, tree over the office's socket p50", f"{peer:.0f} ms", note)
+    new, old = percentile(seconds["on"], 50) * 1000, percentile(seconds["off"], 50) * 1000
+    note = f"p90 {percentile(seconds['on'], 90) * 1000:.0f} ms; {baseline} {old:.0f} ms, x{old / new:.2f}"
+    row(table, f"step: default obs, key press, two desktops, {title} p50", f"{new:.0f} ms", note)
 
 
 def bench_prefetched_resets(table, episodes: int, steps: int = 15) -> None:
@@ -430,7 +429,10 @@ def main() -> None:
         env.close()
     bench_default_obs_steps(table, min(args.steps, 40))
     bench_default_obs_actions(table, min(args.steps, 20))
-    bench_default_obs_peer(table, min(args.steps, 30))
+    peer = ("tree over the office's socket", "through libatspi alone")
+    bench_default_obs_switched(table, min(args.steps, 30), PEER_VARIABLE, *peer)
+    ahead = ("children's replies read ahead", "one call at a time over the socket")
+    bench_default_obs_switched(table, min(args.steps, 30), READ_AHEAD_VARIABLE, *ahead)
     bench_prefetched_resets(table, max(4, args.resets // 4))
     bench_import(table)
     bench_four_envs(table)

@@ -8,8 +8,12 @@ each in ~0.1 ms of its own CPU, so a Calc window's walk was ~1,450 calls. An ATK
 :class:`PeerNode` answers the libatspi methods the walk uses (states, role, interfaces, box, name,
 text, children, the Table interface) over such a connection, so the walk's code is unchanged and
 reads the same objects, and adds :meth:`PeerNode.shown_children`: one ``Collection.GetMatches``
-call lists the children that are showing and visible, so a hidden child costs nothing. The Calc
-window's walk is ~930 calls (``bench/bench_a11y_peer.py``).
+call lists the children that are showing and visible, so a hidden child costs nothing. Then what
+the walk reads of those children next (states, name, screen box, child count) is asked for in one
+write (:func:`_read_ahead`): the application answers the batch back to back, so the wake-ups of a
+round trip are paid once per batch, not per call, and a child with no children is not asked for
+its shown ones. The Calc window's walk is ~1,030 calls in ~290 writes (``bench/bench_a11y_peer.py``).
+The messages are built and parsed in :mod:`a11y_wire`.
 
 One connection per application is kept between walks (:class:`PeerSession`), as libatspi keeps
 its own; the events the application sends on it are dropped at each walk's start. An application
@@ -29,6 +33,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .a11y_wire import Call, PeerError, Reader, Writer, frame, reply_serial, take_message
+
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 COMPONENT, TEXT, TABLE, SELECTION, COLLECTION = (
     f"org.a11y.atspi.{name}" for name in ("Component", "Text", "Table", "Selection", "Collection")
@@ -36,99 +42,22 @@ COMPONENT, TEXT, TABLE, SELECTION, COLLECTION = (
 PROPERTIES = "org.freedesktop.DBus.Properties"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
 NULL_PATH = "/org/a11y/atspi/null"
-MAX_MESSAGE_BYTES = 8 << 20  # a reply larger than this is refused (an app's tree is read, not its whims)
 MAX_CHILDREN = 10_000  # children listed per node at the most (the Calc grid is never asked: it manages its own)
 MATCH_ALL, SORT_CANONICAL = 1, 1  # AtspiCollectionMatchType.ALL, AtspiCollectionSortOrder.CANONICAL
 MAX_ADDRESSES = 256  # application socket addresses kept (a bus name is never reused on one bus)
 MAX_CONNECTIONS = 64  # direct connections kept at the most (one per application listed)
 MAX_DRAIN_BYTES = 64 << 20  # events dropped at a walk's start at the most; past it the connection is renewed
 CONNECT_TIMEOUT_S = 1.0
+AHEAD_CHILDREN = 64  # children whose replies are asked for in one write at the most
+#: Ask for the shown children's states, name, box and child count in one write;
+#: ``DESKTOP_GYM_A11Y_READ_AHEAD=0`` asks one call at a time (the baseline in ``bench/bench_local.py``).
+read_ahead = os.environ.get("DESKTOP_GYM_A11Y_READ_AHEAD", "1") != "0"
 
 connections_opened = 0  # direct connections opened since the process started
 roots_over_socket = 0  # applications walked over their own socket since the process started
 _connections: dict[str, PeerConnection] = {}  # by the application's bus name; used under a11y's lock
 _addresses: dict[str, str | None] = {}
 _addresses_lock = threading.Lock()
-
-
-class PeerError(Exception):
-    """A call on an application's socket failed: an error reply, a timeout, a closed or odd stream."""
-
-
-def _pad(length: int, align: int) -> int:
-    return (-length) % align
-
-
-class _Out:
-    """Little-endian D-Bus marshalling of the few argument types the walk sends."""
-
-    def __init__(self) -> None:
-        self.data = bytearray()
-
-    def align(self, n: int) -> None:
-        self.data += b"\0" * _pad(len(self.data), n)
-
-    def u32(self, value: int, fmt: str = "<I") -> _Out:
-        self.align(4)
-        self.data += struct.pack(fmt, value)
-        return self
-
-    def i32(self, value: int) -> _Out:
-        return self.u32(value, "<i")
-
-    def string(self, text: str) -> _Out:
-        raw = text.encode()
-        self.u32(len(raw))
-        self.data += raw + b"\0"
-        return self
-
-    def signature(self, text: str) -> _Out:
-        self.data += bytes([len(text)]) + text.encode() + b"\0"
-        return self
-
-
-class _In:
-    """Reads the values of one message, from ``pos`` on."""
-
-    def __init__(self, data: bytes, pos: int) -> None:
-        self.data, self.pos = data, pos
-
-    def align(self, n: int) -> None:
-        self.pos += _pad(self.pos, n)
-
-    def u32(self, fmt: str = "<I") -> int:
-        self.align(4)
-        if self.pos + 4 > len(self.data):
-            raise PeerError("a reply ended early")
-        (value,) = struct.unpack_from(fmt, self.data, self.pos)
-        self.pos += 4
-        return value
-
-    def i32(self) -> int:
-        return self.u32("<i")
-
-    def string(self) -> str:
-        length = self.u32()
-        text = self.data[self.pos : self.pos + length].decode("utf-8", "replace")
-        self.pos += length + 1
-        return text
-
-    def signature(self) -> str:
-        length = self.data[self.pos] if self.pos < len(self.data) else 0
-        text = self.data[self.pos + 1 : self.pos + 1 + length].decode("ascii", "replace")
-        self.pos += length + 2
-        return text
-
-    def array_end(self, element_align: int) -> int:
-        length = self.u32()
-        self.align(element_align)
-        return self.pos + length
-
-    def reference(self) -> str:
-        """An ``(so)`` object reference's path (the bus name is the application's own)."""
-        self.align(8)
-        self.string()
-        return self.string()
 
 
 class PeerConnection:
@@ -181,27 +110,46 @@ class PeerConnection:
             self.broken = True
         return dropped
 
-    def call(self, path: str, interface: str, member: str, signature: str = "", body: bytes = b"") -> _In:
+    def call(self, path: str, interface: str, member: str, signature: str = "", body: bytes = b"") -> Reader:
         """Send one method call and return a reader positioned at its reply's values."""
-        self._serial += 1
-        fixed = _fixed_fields(interface, member, signature)
-        raw_path = path.encode()
-        fields_length = len(fixed) + 8 + len(raw_path) + 1  # the path field comes last: no padding after it
-        head = _HEAD.pack(b"l", 1, 0, 1, len(body), self._serial, fields_length) + fixed
-        head += _PATH_FIELD + _U32.pack(len(raw_path)) + raw_path + b"\0"
+        reply = self.call_many([(path, interface, member, signature, body)])[0]
+        if isinstance(reply, PeerError):
+            raise reply
+        return reply
+
+    def call_many(self, calls: list[Call]) -> list[Reader | PeerError]:
+        """Send ``calls`` in one write, then read their replies: a reader each, or the error it answered.
+
+        The application answers them back to back, so the round trips' wake-ups are paid once.
+
+        Raises:
+            PeerError: if the stream fails (the connection is then marked broken).
+        """
+        data, serials = bytearray(), []
+        for path, interface, member, signature, body in calls:
+            self._serial += 1
+            serials.append(self._serial)
+            data += frame(self._serial, path, interface, member, signature, body)
+        replies: dict[int, tuple[bytes, int]] = {}
         try:
             self._sock.settimeout(max(0.01, self._deadline - time.monotonic()))
-            self._sock.sendall(head + b"\0" * _pad(len(head), 8) + body)
-            while True:
+            self._sock.sendall(data)
+            while len(replies) < len(serials):
                 message, start = self._message()
-                if message[1] in (2, 3) and _reply_serial(message) == self._serial:
-                    break
+                serial = reply_serial(message) if message[1] in (2, 3) else None
+                if serial is not None and serials[0] <= serial <= serials[-1]:
+                    replies[serial] = (message, start)
         except (OSError, struct.error, IndexError, PeerError) as exc:
             self.broken = True  # a garbled or closed stream: the next walk opens a new connection
+            path, interface, member = calls[0][:3]
             raise exc if isinstance(exc, PeerError) else PeerError(f"{interface}.{member} on {path}: {exc}") from exc
-        if message[1] == 3:
-            raise PeerError(f"{interface}.{member} on {path} answered an error")
-        return _In(message, start)
+        answers: list[Reader | PeerError] = []
+        for serial, (path, interface, member, *_) in zip(serials, calls, strict=True):
+            message, start = replies[serial]
+            answers.append(
+                Reader(message, start) if message[1] == 2 else PeerError(f"{interface}.{member} on {path} erred")
+            )
+        return answers
 
     def _message(self) -> tuple[bytes, int]:
         while True:
@@ -212,67 +160,6 @@ class PeerConnection:
             if not chunk:
                 raise PeerError("the application closed its accessibility socket")
             self._buffer += chunk
-
-
-def take_message(buffer: bytearray) -> tuple[bytes, int] | None:
-    """Remove the first whole message from ``buffer``: ``(message, offset of its body)``, or None for more.
-
-    Raises:
-        PeerError: if the bytes are not a little-endian message, or announce one over :data:`MAX_MESSAGE_BYTES`.
-    """
-    if len(buffer) < 16:
-        return None
-    if buffer[0:1] != b"l" or buffer[3] != 1:
-        raise PeerError("the application sent a big-endian or garbled message")
-    body, _serial, fields = struct.unpack_from("<III", buffer, 4)
-    start = 16 + fields + _pad(16 + fields, 8)
-    if start + body > MAX_MESSAGE_BYTES:
-        raise PeerError(f"a message of {start + body} bytes (the cap is {MAX_MESSAGE_BYTES})")
-    if len(buffer) < start + body:
-        return None
-    message = bytes(buffer[: start + body])
-    del buffer[: start + body]
-    return message, start
-
-
-_HEAD = struct.Struct("<cBBBIII")
-_U32 = struct.Struct("<I")
-_PATH_FIELD = bytes([1, 1]) + b"o\0"  # field code PATH, signature "o"
-_fixed: dict[tuple[str, str, str], bytes] = {}
-
-
-def _fixed_fields(interface: str, member: str, signature: str) -> bytes:
-    """The INTERFACE, MEMBER and SIGNATURE header fields, padded to 8 bytes (a call's path field follows)."""
-    key = (interface, member, signature)
-    if key not in _fixed:
-        fields = _Out()
-        for code, kind, value in ((2, "s", interface), (3, "s", member), (8, "g", signature)):
-            if value:
-                fields.align(8)
-                fields.data += bytes([code])
-                fields.signature(kind)
-                fields.signature(value) if kind == "g" else fields.string(value)
-        fields.align(8)
-        _fixed[key] = bytes(fields.data)
-    return _fixed[key]
-
-
-def _reply_serial(message: bytes) -> int | None:
-    """The REPLY_SERIAL header field of a whole message (None when it has none)."""
-    reader, end = _In(message, 16), min(len(message), 16 + struct.unpack_from("<I", message, 12)[0])
-    while reader.pos < end:
-        reader.align(8)
-        if reader.pos >= end:
-            break
-        code = message[reader.pos]
-        reader.pos += 1
-        kind = reader.signature()
-        if kind not in ("u", "g", "s", "o"):
-            raise PeerError(f"a header field of type {kind!r}")
-        value: Any = reader.u32() if kind == "u" else reader.signature() if kind == "g" else reader.string()
-        if code == 5:
-            return value
-    return None
 
 
 @dataclass(frozen=True)
@@ -307,17 +194,27 @@ class PeerNode:
     def __init__(self, connection: PeerConnection, app: _App, path: str, role_names: Any) -> None:
         self.c, self.app, self.path, self._roles = connection, app, path, role_names
         self._children: list[str] | None = None
+        self._ahead: dict[str, Reader | PeerError] = {}  # replies asked for with its siblings', each used once
+
+    def _answer(self, key: str, *call: Any) -> Reader:
+        """The reply read ahead under ``key`` (once), else the call's reply now."""
+        reply = self._ahead.pop(key, None)
+        if reply is None:
+            return self.c.call(self.path, *call)
+        if isinstance(reply, PeerError):
+            raise reply
+        return reply
 
     def _node(self, path: str) -> PeerNode | None:
         return None if path == NULL_PATH else PeerNode(self.c, self.app, path, self._roles)
 
-    def _get(self, interface: str, name: str) -> _In:
-        reply = self.c.call(self.path, PROPERTIES, "Get", "ss", bytes(_Out().string(interface).string(name).data))
+    def _get(self, interface: str, name: str) -> Reader:
+        reply = self.c.call(self.path, PROPERTIES, "Get", "ss", bytes(Writer().string(interface).string(name).data))
         reply.signature()
         return reply
 
     def get_state_set(self) -> _StateSet:
-        reply = self.c.call(self.path, ACCESSIBLE, "GetState")
+        reply = self._answer("state", ACCESSIBLE, "GetState")
         reply.u32()
         return _StateSet(reply.u32() | reply.u32() << 32)
 
@@ -345,10 +242,13 @@ class PeerNode:
         return attributes
 
     def get_name(self) -> str:
-        return self._get(ACCESSIBLE, "Name").string()
+        reply = self._answer("name", PROPERTIES, "Get", "ss", _NAME_BODY)
+        reply.signature()
+        return reply.string()
 
     def get_extents(self, coord_type: Any) -> _Rect:
-        reply = self.c.call(self.path, COMPONENT, "GetExtents", "u", bytes(_Out().u32(int(coord_type)).data))
+        body = bytes(Writer().u32(int(coord_type)).data)
+        reply = self._answer(f"extents{int(coord_type)}", COMPONENT, "GetExtents", "u", body)
         reply.align(8)
         return _Rect(reply.i32(), reply.i32(), reply.i32(), reply.i32())
 
@@ -367,12 +267,20 @@ class PeerNode:
     def shown_children(self, states: tuple[int, ...]) -> list[PeerNode]:
         """The children that have every state in ``states`` (bit numbers), in order: one ``GetMatches`` call.
 
-        The application tests each child's states itself, so a hidden child costs no round trip.
+        The application tests each child's states itself, so a hidden child costs no round trip. With
+        :data:`read_ahead`, the children's states, name, screen box and child count are then asked
+        for in one write per :data:`AHEAD_CHILDREN` children (the walk reads them next), and a
+        child with no children is not asked for its shown ones.
         """
+        count = self._ahead.pop("count", None)
+        if isinstance(count, Reader):
+            count.signature()
+            if count.i32() == 0:
+                return []
         words = [0, 0]
         for bit in states:
             words[bit // 32] |= 1 << bit % 32
-        rule = _Out().u32(8).u32(words[0]).u32(words[1]).i32(MATCH_ALL)  # states, matched all
+        rule = Writer().u32(8).u32(words[0]).u32(words[1]).i32(MATCH_ALL)  # states, matched all
         rule.u32(0).align(8)  # no attributes (an empty a{ss} still aligns to its entries)
         rule.i32(MATCH_ALL).u32(0).i32(MATCH_ALL).u32(0).i32(MATCH_ALL).u32(0)  # any role, any interface, not inverted
         rule.u32(SORT_CANONICAL).i32(MAX_CHILDREN).u32(0)  # sorted as the tree is, at most, not traversed
@@ -380,6 +288,9 @@ class PeerNode:
         end, children = reply.array_end(8), []
         while reply.pos < end and len(children) < MAX_CHILDREN:
             children.append(PeerNode(self.c, self.app, reply.reference(), self._roles))
+        if read_ahead:
+            for start in range(0, len(children), AHEAD_CHILDREN):
+                _read_ahead(self.c, children[start : start + AHEAD_CHILDREN])
         return children
 
     def get_child_at_index(self, index: int) -> PeerNode | None:
@@ -397,7 +308,7 @@ class PeerNode:
         return self._get(TEXT, "CharacterCount").i32()
 
     def get_text(self, start: int, end: int) -> str:
-        return self.c.call(self.path, TEXT, "GetText", "ii", bytes(_Out().i32(start).i32(end).data)).string()
+        return self.c.call(self.path, TEXT, "GetText", "ii", bytes(Writer().i32(start).i32(end).data)).string()
 
     def get_n_rows(self) -> int:
         return self._get(TABLE, "NRows").i32()
@@ -406,25 +317,49 @@ class PeerNode:
         return self._get(TABLE, "NColumns").i32()
 
     def get_accessible_at(self, row: int, column: int) -> PeerNode | None:
-        body = bytes(_Out().i32(row).i32(column).data)
+        body = bytes(Writer().i32(row).i32(column).data)
         return self._node(self.c.call(self.path, TABLE, "GetAccessibleAt", "ii", body).reference())
 
     def get_row_at_index(self, index: int) -> int:
-        return self.c.call(self.path, TABLE, "GetRowAtIndex", "i", bytes(_Out().i32(index).data)).i32()
+        return self.c.call(self.path, TABLE, "GetRowAtIndex", "i", bytes(Writer().i32(index).data)).i32()
 
     def get_column_at_index(self, index: int) -> int:
-        return self.c.call(self.path, TABLE, "GetColumnAtIndex", "i", bytes(_Out().i32(index).data)).i32()
+        return self.c.call(self.path, TABLE, "GetColumnAtIndex", "i", bytes(Writer().i32(index).data)).i32()
 
     def get_accessible_at_point(self, x: int, y: int, coord_type: Any) -> PeerNode | None:
-        body = bytes(_Out().i32(x).i32(y).u32(int(coord_type)).data)
+        body = bytes(Writer().i32(x).i32(y).u32(int(coord_type)).data)
         return self._node(self.c.call(self.path, COMPONENT, "GetAccessibleAtPoint", "iiu", body).reference())
 
     def get_n_selected_children(self) -> int:
         return self._get(SELECTION, "NSelectedChildren").i32()
 
     def get_selected_child(self, index: int) -> PeerNode | None:
-        body = bytes(_Out().i32(index).data)
+        body = bytes(Writer().i32(index).data)
         return self._node(self.c.call(self.path, SELECTION, "GetSelectedChild", "i", body).reference())
+
+
+_NAME_BODY = bytes(Writer().string(ACCESSIBLE).string("Name").data)
+_COUNT_BODY = bytes(Writer().string(ACCESSIBLE).string("ChildCount").data)
+_SCREEN_BODY = bytes(Writer().u32(0).data)  # AtspiCoordType.SCREEN, what the walk asks for
+_AHEAD: tuple[tuple[str, str, str, str, bytes], ...] = (
+    ("state", ACCESSIBLE, "GetState", "", b""),
+    ("name", PROPERTIES, "Get", "ss", _NAME_BODY),
+    ("extents0", COMPONENT, "GetExtents", "u", _SCREEN_BODY),  # an error reply where there is no Component
+    ("count", PROPERTIES, "Get", "ss", _COUNT_BODY),
+)
+
+
+def _read_ahead(connection: PeerConnection, nodes: list[PeerNode]) -> None:
+    """Ask for what the walk reads of each of ``nodes`` in one write; each node keeps its replies."""
+    calls = [
+        (node.path, interface, member, signature, body)
+        for node in nodes
+        for _, interface, member, signature, body in _AHEAD
+    ]
+    replies = iter(connection.call_many(calls))
+    for node in nodes:
+        for key, *_call in _AHEAD:
+            node._ahead[key] = next(replies)
 
 
 class PeerSession:

@@ -3,11 +3,15 @@
 Whether the tree it reads equals libatspi's is checked on a real Calc in ``test_a11y_cache.py``.
 Here: whatever bytes an application sends, a call ends in a value or :class:`PeerError` (an
 application in the desktop is the agent's to start, so its answers are adversarial); marshalling
-round-trips; and an application with no socket of its own is walked through libatspi.
+round-trips; a batch of calls gets each its own reply, whatever order and signals come between;
+an application with no socket of its own is walked through libatspi; and on a real Calc the
+shown children's replies are read ahead in one write and give the tree read one call at a time.
 """
 
 from __future__ import annotations
 
+import random
+import socket
 import struct
 import time
 
@@ -15,8 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_gym.guest import a11y, a11y_peer
-from desktop_gym.guest.a11y_peer import PeerError, PeerNode, _In, _Out, take_message
+from desktop_gym.guest import a11y, a11y_peer, a11y_wire
+from desktop_gym.guest.a11y_peer import PeerNode
+from desktop_gym.guest.a11y_wire import PeerError, Reader, Writer, take_message
 
 from ..support.soffice import needs_desktop_tools
 
@@ -27,8 +32,11 @@ class GarbageConnection:
     def __init__(self, reply: bytes) -> None:
         self.reply = reply
 
-    def call(self, *_args: object) -> _In:
-        return _In(self.reply, 0)
+    def call(self, *_args: object) -> Reader:
+        return Reader(self.reply, 0)
+
+    def call_many(self, calls: list[object]) -> list[Reader]:
+        return [Reader(self.reply, 0) for _ in calls]
 
 
 class Roles:
@@ -53,6 +61,7 @@ READS = [
     lambda node: node.get_accessible_at(1, 2),
     lambda node: node.get_accessible_at_point(5, 5, 0),
     PeerNode.get_n_selected_children,
+    lambda node: [(c.get_name(), c.get_extents(0), c.shown_children((1,))) for c in node.shown_children((25, 30))],
 ]
 
 
@@ -74,13 +83,13 @@ def test_any_stream_splits_into_messages_or_a_peer_error(stream: bytes) -> None:
         while (taken := take_message(buffer)) is not None:
             message, start = taken
             assert start <= len(message) and start % 8 == 0
-            a11y_peer._reply_serial(message)
+            a11y_wire.reply_serial(message)
     except PeerError:
         pass
 
 
 def test_a_message_over_the_cap_is_refused_before_it_is_read() -> None:
-    head = struct.pack("<cBBBIII", b"l", 2, 0, 1, a11y_peer.MAX_MESSAGE_BYTES, 1, 0)
+    head = struct.pack("<cBBBIII", b"l", 2, 0, 1, a11y_wire.MAX_MESSAGE_BYTES, 1, 0)
     with pytest.raises(PeerError, match="cap"):
         take_message(bytearray(head))
     assert take_message(bytearray(head[:10])) is None  # not whole yet: wait for more
@@ -88,13 +97,49 @@ def test_a_message_over_the_cap_is_refused_before_it_is_read() -> None:
 
 @given(st.lists(st.text(max_size=30), max_size=5), st.integers(-(2**31), 2**31 - 1))
 def test_marshalled_values_read_back(texts: list[str], number: int) -> None:
-    out = _Out()
+    out = Writer()
     out.i32(number)
     for text in texts:
         out.string(text)
-    reader = _In(bytes(out.data), 0)
+    reader = Reader(bytes(out.data), 0)
     assert reader.i32() == number
     assert [reader.string() for _ in texts] == texts
+
+
+def _reply(serial: int, value: int, kind: int = 2) -> bytes:
+    """A message of ``kind`` (2: method return, 4: signal) answering ``serial`` with one ``u``."""
+    fields = Writer()
+    fields.data += bytes([5]) + b"\x01u\0"
+    fields.u32(serial)
+    fields.align(8)
+    fields.data += bytes([8]) + b"\x01g\0" + b"\x01u\0"
+    head = struct.pack("<cBBBIII", b"l", kind, 0, 1, 4, serial + 1000, len(fields.data)) + bytes(fields.data)
+    return head + b"\0" * (-len(head) % 8) + struct.pack("<I", value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(count=st.integers(1, 40), seed=st.integers(0, 2**16), signals=st.integers(0, 10), errors=st.integers(0, 3))
+def test_a_batch_gets_each_call_its_own_reply_in_any_order(count: int, seed: int, signals: int, errors: int) -> None:
+    """Replies matched by serial, not by order; signals and a stale reply between them are skipped."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        connection = object.__new__(a11y_peer.PeerConnection)
+        connection._sock, connection._buffer, connection._serial, connection.broken = ours, bytearray(), 7, False
+        connection._deadline = time.monotonic() + 5
+        rng = random.Random(seed)
+        failing = set(rng.sample(range(count), min(errors, count)))
+        replies = [_reply(8 + k, 100 + k, 3 if k in failing else 2) for k in range(count)]
+        replies += [_reply(rng.randrange(1, 8), 0, rng.choice((2, 4))) for _ in range(signals)]  # stale or signals
+        rng.shuffle(replies)
+        theirs.sendall(b"".join(replies))
+        answers = connection.call_many([("/n", "i.f", "M", "", b"")] * count)
+        assert len(answers) == count and not connection.broken
+        for k, answer in enumerate(answers):
+            if k in failing:
+                assert isinstance(answer, PeerError)
+            else:
+                assert isinstance(answer, Reader) and answer.u32() == 100 + k
+        assert len(theirs.recv(1 << 20)) > 0  # the calls went out
 
 
 def test_state_bits_list_each_set_state() -> None:
@@ -137,6 +182,34 @@ def test_walks_share_one_connection_and_drop_the_events_between_them(
         assert 'application "soffice"' in a11y.linearize_tree()
         assert a11y_peer.connections_opened == opened + 1
         assert a11y_peer._connections[office.app.bus_name] is not connection
+
+
+@needs_desktop_tools
+def test_the_shown_childrens_replies_are_read_ahead_and_give_the_same_tree(
+    a11y_calc_office: tuple[dict[str, str], object],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fails with ``a11y_peer.read_ahead`` off: then every node's states are a write of their own."""
+    one_by_one = _walk_counting_states(monkeypatch, read_ahead=False)[0]
+    text, alone, along = _walk_counting_states(monkeypatch, read_ahead=True)
+    assert text == one_by_one and 'application "soffice"' in text
+    assert along > 9 * alone, f"{alone} nodes' states asked for alone, {along} along with their siblings'"
+
+
+def _walk_counting_states(monkeypatch: pytest.MonkeyPatch, read_ahead: bool) -> tuple[str, int, int]:
+    """The tree, and how many ``GetState`` calls went in a write alone and in a write with others."""
+    counts = [0, 0]
+    call_many = a11y_peer.PeerConnection.call_many
+
+    def counted(self: a11y_peer.PeerConnection, calls: list) -> object:
+        counts[len(calls) > 1] += sum(call[2] == "GetState" for call in calls)
+        return call_many(self, calls)
+
+    monkeypatch.setattr(a11y_peer, "read_ahead", read_ahead)
+    monkeypatch.setattr(a11y_peer.PeerConnection, "call_many", counted)
+    text = a11y.linearize_tree(True, 300)
+    monkeypatch.undo()
+    return text, counts[0], counts[1]
 
 
 def _office(atspi: object) -> object:
