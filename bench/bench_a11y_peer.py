@@ -12,6 +12,10 @@ nodes, at most 300, the grid's cells named by UNO) two ways:
 - ``peer, read ahead``: the default: as ``peer``, and the shown children's states, name, box and
   child count asked for in one write (a leaf is not asked for its children).
 
+Then, in paired rounds, the first walk of a window (the static cache emptied, as after a reset)
+with the roles and interfaces of objects not yet known read ahead too (the default) or asked for
+one at a time.
+
 Every round also checks that both give the same text, and the D-Bus calls of one peer walk are counted.
 """
 
@@ -73,13 +77,30 @@ def _rounds(grid: object, rounds: int) -> dict[str, object]:
             texts[name] = paths[name]()
             seconds[name].append(time.perf_counter() - started)
         differing += len(set(texts.values())) > 1
+    first = _first_sight(walk, rounds)
     base = seconds["libatspi"]
     ratios = {
         name: statistics.median(p / w for p, w in zip(values, base, strict=True))
         for name, values in seconds.items()
         if name != "libatspi"
     }
-    return {"seconds": seconds, "ratios": ratios, "differing": differing, **counts}
+    return {"seconds": seconds, "ratios": ratios, "differing": differing, "first": first, **counts}
+
+
+def _first_sight(walk: Callable[[bool], str], rounds: int) -> dict[str, list[float]]:
+    """A walk of objects the static cache does not know yet (every reset's first walk), read ahead
+    with and without the roles and interfaces of such objects (``a11y_peer._FIRST_SEEN``)."""
+    seconds: dict[str, list[float]] = {"roles read ahead": [], "roles one at a time": []}
+    kept = a11y_peer._FIRST_SEEN
+    for round_ in range(rounds):
+        for name in list(seconds)[round_ % 2 :] + list(seconds)[: round_ % 2]:
+            a11y._KEPT_PROPERTIES._known.clear()
+            a11y_peer._FIRST_SEEN = kept if name == "roles read ahead" else ()
+            started = time.perf_counter()
+            walk(True)
+            seconds[name].append(time.perf_counter() - started)
+    a11y_peer._FIRST_SEEN = kept
+    return seconds
 
 
 def main() -> None:
@@ -98,6 +119,9 @@ def main() -> None:
     for name, ratio in result["ratios"].items():  # type: ignore[union-attr]
         rows.append([f"{name} / libatspi", f"x{ratio:.2f}"])
         print(f"  {name} / libatspi, paired p50: x{ratio:.2f}")
+    for name, values in result["first"].items():  # type: ignore[union-attr]
+        rows.append([f"first walk of a window, {name}", bench_a11y_getitems._ms(values)])
+        print(f"  first walk of a window, {name}: p50 {rows[-1][1]}")
     table = {"columns": ["path", f"{args.app} p50 (min-max)"], "rows": rows}
     title = f"The tree walk over the office's own socket against libatspi ({args.app})"
     write_result(args, load, __file__, title, [note], [table])

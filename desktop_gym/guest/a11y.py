@@ -281,7 +281,7 @@ def _walk(
     Never descends into ``manages descendants`` nodes. Stops silently at ``deadline`` (callers
     check the clock to tell a finished walk from a cut one).
     """
-    with PeerSession(atspi, deadline) as peers:
+    with PeerSession(atspi, deadline, _properties) as peers:
         stack = _applications(atspi, deadline)
         if _use_peer if peer is None else peer:
             for visit in stack:

@@ -191,8 +191,8 @@ class _StateSet:
 class PeerNode:
     """One object of an application, answering the libatspi ``Accessible`` methods the walk calls."""
 
-    def __init__(self, connection: PeerConnection, app: _App, path: str, role_names: Any) -> None:
-        self.c, self.app, self.path, self._roles = connection, app, path, role_names
+    def __init__(self, connection: PeerConnection, app: _App, path: str, role_names: Any, static: Any = None) -> None:
+        self.c, self.app, self.path, self._roles, self._static = connection, app, path, role_names, static
         self._children: list[str] | None = None
         self._ahead: dict[str, Reader | PeerError] = {}  # replies asked for with its siblings', each used once
 
@@ -206,7 +206,7 @@ class PeerNode:
         return reply
 
     def _node(self, path: str) -> PeerNode | None:
-        return None if path == NULL_PATH else PeerNode(self.c, self.app, path, self._roles)
+        return None if path == NULL_PATH else PeerNode(self.c, self.app, path, self._roles, self._static)
 
     def _get(self, interface: str, name: str) -> Reader:
         reply = self.c.call(self.path, PROPERTIES, "Get", "ss", bytes(Writer().string(interface).string(name).data))
@@ -219,14 +219,14 @@ class PeerNode:
         return _StateSet(reply.u32() | reply.u32() << 32)
 
     def get_role_name(self) -> str:
-        number = self.c.call(self.path, ACCESSIBLE, "GetRole").u32()
+        number = self._answer("role", ACCESSIBLE, "GetRole").u32()
         try:
             return self._roles(number).value_nick.replace("-", " ")
         except ValueError:  # a role newer than this libatspi
             return "unknown"
 
     def get_interfaces(self) -> list[str]:
-        reply = self.c.call(self.path, ACCESSIBLE, "GetInterfaces")
+        reply = self._answer("interfaces", ACCESSIBLE, "GetInterfaces")
         end, names = reply.array_end(4), []
         while reply.pos < end:
             names.append(reply.string().rsplit(".", 1)[-1])
@@ -287,7 +287,7 @@ class PeerNode:
         reply = self.c.call(self.path, COLLECTION, "GetMatches", "(aiia{ss}iaiiasib)uib", bytes(rule.data))
         end, children = reply.array_end(8), []
         while reply.pos < end and len(children) < MAX_CHILDREN:
-            children.append(PeerNode(self.c, self.app, reply.reference(), self._roles))
+            children.append(PeerNode(self.c, self.app, reply.reference(), self._roles, self._static))
         if read_ahead:
             for start in range(0, len(children), AHEAD_CHILDREN):
                 _read_ahead(self.c, children[start : start + AHEAD_CHILDREN])
@@ -349,17 +349,25 @@ _AHEAD: tuple[tuple[str, str, str, str, bytes], ...] = (
 )
 
 
+_FIRST_SEEN: tuple[tuple[str, str, str, str, bytes], ...] = (
+    ("role", ACCESSIBLE, "GetRole", "", b""),
+    ("interfaces", ACCESSIBLE, "GetInterfaces", "", b""),
+)
+
+
 def _read_ahead(connection: PeerConnection, nodes: list[PeerNode]) -> None:
-    """Ask for what the walk reads of each of ``nodes`` in one write; each node keeps its replies."""
-    calls = [
-        (node.path, interface, member, signature, body)
+    """Ask for what the walk reads of each of ``nodes`` in one write; each node keeps its replies.
+
+    A node its walk's static cache does not know yet (a new window, a restarted app) is also asked
+    for its role and interfaces, which the cache then keeps.
+    """
+    asked = [
+        (node, key, (node.path, *call))
         for node in nodes
-        for _, interface, member, signature, body in _AHEAD
+        for key, *call in (_AHEAD + _FIRST_SEEN if node._static is None or node._static.unknown(node) else _AHEAD)
     ]
-    replies = iter(connection.call_many(calls))
-    for node in nodes:
-        for key, *_call in _AHEAD:
-            node._ahead[key] = next(replies)
+    for (node, key, _call), reply in zip(asked, connection.call_many([call for *_, call in asked]), strict=True):
+        node._ahead[key] = reply
 
 
 class PeerSession:
@@ -371,8 +379,8 @@ class PeerSession:
     connections of applications this walk did not list (gone) and broken ones are closed.
     """
 
-    def __init__(self, atspi: Any, deadline: float) -> None:
-        self._atspi, self._deadline = atspi, deadline
+    def __init__(self, atspi: Any, deadline: float, static: Any = None) -> None:
+        self._atspi, self._deadline, self._static = atspi, deadline, static  # static: an a11y_static.StaticProperties
         self._listed: set[str] = set()
 
     def __enter__(self) -> PeerSession:
@@ -409,7 +417,7 @@ class PeerSession:
             _connections[bus_name] = connection
             connections_opened += 1
         roots_over_socket += 1
-        node = PeerNode(connection, _App(bus_name), ROOT_PATH, self._atspi.Role)
+        node = PeerNode(connection, _App(bus_name), ROOT_PATH, self._atspi.Role, self._static)
         node.get_name = app.get_name  # type: ignore[method-assign] - already known to libatspi, no round trip
         return node
 

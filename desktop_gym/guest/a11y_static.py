@@ -32,6 +32,12 @@ class StaticProperties:
     def __len__(self) -> int:
         return len(self._known)
 
+    def unknown(self, node: Any) -> bool:
+        """Whether the next :meth:`role` or :meth:`interfaces` of ``node`` reads the application."""
+        key = _object_key(node) if self.enabled else None
+        known = self._known.get(key) if key is not None else None
+        return known is None or "role" not in known or "interfaces" not in known
+
     def role(self, node: Any) -> str:
         """The role name (``"push button"``)."""
         return self._read(node, "role", node.get_role_name)

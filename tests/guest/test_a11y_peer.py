@@ -190,19 +190,35 @@ def test_the_shown_childrens_replies_are_read_ahead_and_give_the_same_tree(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Fails with ``a11y_peer.read_ahead`` off: then every node's states are a write of their own."""
-    one_by_one = _walk_counting_states(monkeypatch, read_ahead=False)[0]
-    text, alone, along = _walk_counting_states(monkeypatch, read_ahead=True)
+    one_by_one = _walk_counting(monkeypatch, "GetState", read_ahead=False)[0]
+    text, alone, along = _walk_counting(monkeypatch, "GetState", read_ahead=True)
     assert text == one_by_one and 'application "soffice"' in text
     assert along > 9 * alone, f"{alone} nodes' states asked for alone, {along} along with their siblings'"
 
 
-def _walk_counting_states(monkeypatch: pytest.MonkeyPatch, read_ahead: bool) -> tuple[str, int, int]:
-    """The tree, and how many ``GetState`` calls went in a write alone and in a write with others."""
+@needs_desktop_tools
+def test_objects_the_static_cache_does_not_know_have_their_role_read_ahead(
+    a11y_calc_office: tuple[dict[str, str], object],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A walk of a window seen for the first time (every reset's): roles come with the siblings' replies.
+
+    Fails when the role and interfaces are left out of the read-ahead; a second walk asks no role.
+    """
+    a11y._KEPT_PROPERTIES._known.clear()
+    text, alone, along = _walk_counting(monkeypatch, "GetRole", read_ahead=True)
+    assert along > 9 * alone, f"{alone} roles asked for alone, {along} along with their siblings'"
+    again, alone, along = _walk_counting(monkeypatch, "GetRole", read_ahead=True)
+    assert again == text and alone + along == 0, "known objects' roles were asked for again"
+
+
+def _walk_counting(monkeypatch: pytest.MonkeyPatch, member: str, read_ahead: bool) -> tuple[str, int, int]:
+    """The tree, and how many ``member`` calls went in a write alone and in a write with others."""
     counts = [0, 0]
     call_many = a11y_peer.PeerConnection.call_many
 
     def counted(self: a11y_peer.PeerConnection, calls: list) -> object:
-        counts[len(calls) > 1] += sum(call[2] == "GetState" for call in calls)
+        counts[len(calls) > 1] += sum(call[2] == member for call in calls)
         return call_many(self, calls)
 
     monkeypatch.setattr(a11y_peer, "read_ahead", read_ahead)
