@@ -48,13 +48,15 @@ def test_a_draw_drops_the_walk_and_a_still_screen_begins_another() -> None:
     desktop = Desktop()
     ahead = TreeAhead(desktop.read, desktop.draws)
     ahead.on_look(False, START_QUIET_S)
+    poll_until(lambda: desktop.walks == 1 or None, 5, "walk 1 to begin")  # so the walks are numbered in order
     desktop.drawn += 1
     ahead.on_look(True, 0.0)
     assert not ahead.running
     ahead.on_look(False, START_QUIET_S)
     desktop.release.set()
     assert ahead.finish(5) == "walk 2"
-    assert desktop.stopped == [1]  # the dropped walk was told to stop
+    # the dropped walk was told to stop (its thread may still be ending when walk 2 is returned)
+    assert poll_until(lambda: desktop.stopped == [1] or None, 5, "the dropped walk to stop")
 
 
 def test_a_draw_seen_by_another_look_drops_the_walk_at_the_checkpoint() -> None:
