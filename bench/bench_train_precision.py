@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/bench_train_precision.py [--batch 2] [--tokens 256
 One forward and backward of the default policy (SmolLM2-135M) on a random batch, alternating the
 two precisions ``--repeats`` times; prints per precision the median and min-max seconds, the ratio
 bf16/fp32, the CPU's bf16 instructions and the 1-minute load average. The trainer uses bf16 autocast
-for training only where the device computes it natively (``desktop_gym.train.model_ops.native_bf16``):
+for training only where the device computes it natively (``desktop_gym.llm.precision.native_bf16``):
 on an AVX2-only CPU autocast emulates bf16 and is slower than float32.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from desktop_gym.train.model_ops import cpu_has_bf16_instructions  # noqa: E402
+from desktop_gym.llm.precision import cpu_has_bf16_instructions  # noqa: E402
 
 
 def main() -> int:

@@ -19,12 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .precision import generation_bf16
 from .tool_prompt import template_renders_tools, with_tools_in_system
 
 MAX_NEW_TOKENS_CAP = 2048
 MAX_BATCH = 64
 MAX_TOP_LOGPROBS = 20
-BF16_PROMPT_TOKENS = 256
 _generate_lock = threading.Lock()  # torch's global RNG and the model are shared by threads
 
 
@@ -119,10 +119,9 @@ def generate(
         top_p: nucleus sampling mass.
         seed: seeds torch's RNG for a reproducible sample.
         stop: strings that end a completion (the text is cut before them).
-        bf16: run under bfloat16 autocast; None: when the longest prompt has more than
-            ``BF16_PROMPT_TOKENS`` tokens. Measured on 2 loaded cores, 1 thread: a 2,200-token
-            prefill took 10.5 s in bf16 vs 32 s in float32, but batch-8 decoding of short prompts
-            ran at 9 tok/s in bf16 vs 22 tok/s in float32.
+        bf16: run under bfloat16 autocast; None: where it pays (``precision.generation_bf16``: on a
+            CPU only with bf16 instructions and a prompt over ``BF16_PROMPT_TOKENS`` tokens; on an
+            AVX2-only CPU autocast emulates bf16 and a long prefill is ~5x slower than float32).
         top_logprobs: also keep the ``top_logprobs`` most likely tokens at each step (0..``MAX_TOP_LOGPROBS``).
 
     Returns:
@@ -150,7 +149,7 @@ def generate(
     finally:
         tokenizer.padding_side = previous_side
     if bf16 is None:
-        bf16 = batch["input_ids"].shape[1] > BF16_PROMPT_TOKENS
+        bf16 = generation_bf16(model.device, batch["input_ids"].shape[1])
     sampling: dict[str, Any] = {"do_sample": False}
     if temperature > 0:
         sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p, "top_k": 0}

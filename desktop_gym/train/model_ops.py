@@ -10,17 +10,16 @@ data) are tokenized from their completion text plus the end-of-turn token.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from desktop_gym.episode.prompts import Message, split_prefill
 from desktop_gym.episode.trajectory import Step
 
 from ..errors import PromptTooLongError
+from ..llm.precision import native_bf16
 
 END_OF_TURN = "<|im_end|>"
 PROMPT_OVERFLOW_RULES = ("error", "left")
@@ -292,28 +291,6 @@ def _shared_prefix_logprobs(
         return full, None
     entropy = -(logp_all.exp() * logp_all).sum(-1)
     return full, torch.zeros(shape, dtype=entropy.dtype, device=device).index_put((rows, columns), entropy)
-
-
-def native_bf16(device: Any) -> bool:
-    """Whether bfloat16 autocast pays on ``device`` for training: a GPU, or a CPU with bf16 instructions.
-
-    On a CPU without them (AVX2 only, as this project's 2-core machines) autocast emulates bf16, and a
-    training step is several times slower than in float32 (``bench/bench_train_precision.py``
-    measures both side by side).
-    """
-    if getattr(device, "type", str(device)) != "cpu":
-        return True
-    return cpu_has_bf16_instructions()
-
-
-@functools.cache
-def cpu_has_bf16_instructions() -> bool:
-    """The CPU advertises AVX512-BF16 or AMX-BF16 (``/proc/cpuinfo``); False where unreadable."""
-    try:
-        flags = set(Path("/proc/cpuinfo").read_text().split())
-    except OSError:
-        return False
-    return bool(flags & {"avx512_bf16", "amx_bf16"})
 
 
 def _response_positions(model: Any, batch: dict[str, Any]) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 from desktop_gym.episode.prompts import Generation, Messages, text_only
 
-from ..llm.generation import BF16_PROMPT_TOKENS
+from ..llm.precision import generation_bf16
 from .model_ops import END_OF_TURN, model_device, prompt_token_ids
 
 _generate_lock = threading.Lock()  # torch's global RNG and the model are shared by the rollout threads
@@ -80,9 +80,8 @@ class VersionedPolicy:
         for row, ids in enumerate(prompts):
             input_ids[row, width - len(ids) :] = torch.tensor(list(ids), dtype=torch.long)
             attention[row, width - len(ids) :] = 1
-        # On a CPU, bf16 pays only for long prompts (measured in desktop_gym.llm.generation: prefill 3x
-        # faster, short-prompt decoding 2x slower), so there it follows that module's threshold.
-        bf16 = self.bf16 and (device.type != "cpu" or width > BF16_PROMPT_TOKENS)
+        # On a CPU, bf16 pays only with bf16 instructions and for long prompts (llm.precision).
+        bf16 = self.bf16 and generation_bf16(device, width)
         sampling: dict[str, Any] = {"do_sample": False}
         if self.temperature > 0:
             sampling = {"do_sample": True, "temperature": self.temperature, "top_p": 1.0, "top_k": 0}

@@ -17,7 +17,8 @@ from typing import Any
 
 from desktop_gym.episode.prompts import Generation
 
-from .model_ops import model_device, native_bf16
+from ..llm.precision import native_bf16
+from .model_ops import model_device
 from .policy_model import VersionedPolicy, _end_token_ids, _generate_lock
 from .shared_prefix import MIN_SHARED_PREFIX, _cache_argument
 

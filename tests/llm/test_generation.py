@@ -59,3 +59,32 @@ def test_bad_options_name_the_option(smollm2: tuple[Any, Any], options: dict[str
     tokenizer, model = smollm2
     with pytest.raises(ValueError, match=message):
         generate(model, tokenizer, ["hi"], **options)
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_a_long_prompt_runs_under_bf16_autocast_only_on_a_cpu_with_bf16_instructions(
+    smollm2: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch, native: bool
+) -> None:
+    """Emulated bf16 made a 3,000-token prefill ~5x slower than float32 on an AVX2-only CPU."""
+    from desktop_gym.llm import precision
+
+    monkeypatch.setattr(precision, "cpu_has_bf16_instructions", lambda: native)
+    tokenizer, model = smollm2
+    seen: list[Any] = []
+    hook = model.lm_head.register_forward_hook(lambda _m, _inputs, out: seen.append(out.dtype))
+    try:
+        for words in (8, precision.BF16_PROMPT_TOKENS + 4):  # a short prompt, then one over the threshold
+            [completion] = generate(model, tokenizer, ["hi " * words], max_new_tokens=1, temperature=0)
+            assert (completion.prompt_tokens > precision.BF16_PROMPT_TOKENS) == (words > 8)
+    finally:
+        hook.remove()
+    import torch
+
+    assert seen == [torch.float32, torch.bfloat16 if native else torch.float32]
+
+
+def test_generation_precision_follows_the_device() -> None:
+    from desktop_gym.llm.precision import BF16_PROMPT_TOKENS, generation_bf16, native_bf16
+
+    assert generation_bf16("cuda", 3) and native_bf16("cuda")
+    assert not generation_bf16("cpu", BF16_PROMPT_TOKENS)  # short prompts decode faster in float32 anywhere

@@ -111,9 +111,9 @@ def test_log_probs_project_only_the_response_positions_and_match_the_full_comput
 def test_bf16_autocast_only_where_the_device_computes_it_natively(
     monkeypatch: pytest.MonkeyPatch, native: bool
 ) -> None:
-    from desktop_gym.train import model_ops
+    from desktop_gym.llm import precision
 
-    monkeypatch.setattr(model_ops, "cpu_has_bf16_instructions", lambda: native)
+    monkeypatch.setattr(precision, "cpu_has_bf16_instructions", lambda: native)
     model, batch_samples = tiny_model(), samples(2)
     seen: list[torch.dtype] = []
     hook = model.lm_head.register_forward_hook(lambda _m, _inputs, out: seen.append(out.dtype))
