@@ -215,6 +215,59 @@ def test_unknown_documents_and_sheets_fall_back_to_reading_every_cell(
     assert a11y_grid.uno_grid_contents(lambda: [])(f"{url} - LibreOffice Spreadsheets", "Sheet Budget", corners) is None
 
 
+class CountingConnection:
+    """A UNO connection that counts how often the office's documents are listed (a sheet looked up)."""
+
+    def __init__(self, connection: uno_bridge.UnoConnection) -> None:
+        self._connection, self.lookups = connection, 0
+
+    def documents(self, timeout: float) -> list[Any]:
+        self.lookups += 1
+        return self._connection.documents(timeout=timeout)
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        return self._connection.call(*args, **kwargs)
+
+
+def test_a_found_sheet_is_kept_while_it_answers_to_its_names(
+    office: tuple[dict[str, str], uno_bridge.UnoConnection],
+) -> None:
+    _, connection = office
+    counting = CountingConnection(connection)
+    contents = a11y_grid.uno_grid_contents(lambda: [counting])
+    document, budget = _sheet(connection, GRID)
+    name, corners = f"{document.getURL()} - LibreOffice Spreadsheets", (0, 0, 10, 10)
+    first = contents(name, "Sheet Budget", corners)
+    assert first is not None and (0, 0) in first and counting.lookups == 1
+    assert contents(name, "Sheet Budget", corners) == first and counting.lookups == 1  # the kept sheet answered
+
+    # Another sheet takes the kept one's name: the kept sheet no longer answers to it and is looked up again.
+    sheets = document.getSheets()
+    budget.setName("Budget before")
+    try:
+        sheets.insertNewByName("Budget", 1)
+        sheets.getByName("Budget").getCellRangeByName("C3").setString("new")
+        assert contents(name, "Sheet Budget", corners) == {(2, 2)} and counting.lookups == 2
+        assert contents(name, "Sheet Budget before", corners) == first and counting.lookups == 3
+    finally:
+        if sheets.hasByName("Budget"):
+            sheets.removeByName("Budget")
+        budget.setName("Budget")
+
+    # A closed document's kept sheet is dropped, never answered from.
+    other = connection.desktop.loadComponentFromURL("private:factory/scalc", "_blank", 0, ())
+    other.getSheets().getByIndex(0).getCellRangeByName("B2").setString("x")
+    other_name, other_sheet = (
+        f"{other.getTitle()} - LibreOffice Spreadsheets",
+        f"Sheet {other.getSheets().getByIndex(0).getName()}",
+    )
+    assert contents(other_name, other_sheet, corners) == {(1, 1)}
+    lookups = counting.lookups
+    assert contents(other_name, other_sheet, corners) == {(1, 1)} and counting.lookups == lookups
+    other.close(True)
+    assert contents(other_name, other_sheet, corners) is None and counting.lookups == lookups + 1
+
+
 def test_static_properties_are_read_once_per_object() -> None:
     class Node:
         def __init__(self, path: str) -> None:
