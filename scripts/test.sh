@@ -62,7 +62,7 @@ if wanted proofs; then
   # Every task new or changed since the committed proof record (tasks/proven.json, by the hash of the
   # files defining it), plus a rotating sample of the rest (the seed is the date, or
   # $DESKTOP_GYM_PROOF_SEED). The full proof: desktop-gym tasks check --jobs 2 --record.
-  .venv/bin/desktop-gym tasks check --jobs 2 --changed --sample "${DESKTOP_GYM_PROOF_SAMPLE:-24}"
+  .venv/bin/desktop-gym tasks check --jobs 2 --changed --sample "${DESKTOP_GYM_PROOF_SAMPLE:-20}"
   record proofs 900 "$started" "$?"
 fi
 if wanted mined; then
@@ -70,7 +70,7 @@ if wanted mined; then
   # The mined suite (tasks/suites/mined, every task proven by tasks synth when it was mined; left
   # out of the proofs stage above): a rotating sample proven again in full on a real desktop, with
   # the episode-level attacks on some of it (the seed is the date, or $DESKTOP_GYM_PROOF_SEED).
-  .venv/bin/desktop-gym tasks check --suite mined --jobs 2 --sample "${DESKTOP_GYM_MINED_SAMPLE:-12}" --attack-sample 4
+  .venv/bin/desktop-gym tasks check --suite mined --jobs 2 --sample "${DESKTOP_GYM_MINED_SAMPLE:-10}" --attack-sample 4
   record mined 600 "$started" "$?"
 fi
 echo

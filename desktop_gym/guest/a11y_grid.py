@@ -104,6 +104,8 @@ def _kept_sheet_cells(connection: Any, key: str, sheet: str, corners: Corners) -
 
     try:
         found = connection.call(cells, timeout=GRID_QUERY_TIMEOUT_S, what="grid contents (kept sheet)")
+    except TimeoutError:
+        raise  # a busy office: not asked again for this read (the caller reads the cells itself)
     except Exception:  # noqa: BLE001 - its document was closed (disposed): look it up again
         found = _NOT_KEPT
     if found is _NOT_KEPT:
