@@ -1,9 +1,8 @@
 """Whether bfloat16 autocast pays on a device: a GPU, or a CPU with bf16 instructions.
 
 On a CPU without them (AVX2 only, as this project's 2-core machines) autocast emulates bf16 and is
-several times slower than float32: a 2,961-token prefill of SmolLM2-135M took 75-79 s under autocast
-against 14-15 s in float32 on one thread here (``bench/bench_generation_precision.py``), and a
-training step is slower too (``bench/bench_train_precision.py``). Where the CPU has them, bf16 pays
+several times slower than float32: a long prefill and short decoding of SmolLM2-135M on one thread
+(``bench/bench_generation_precision.py``), and a training step (``bench/bench_train_precision.py``). Where the CPU has them, bf16 pays
 for long prompts' prefill and costs in short-prompt decoding, hence :data:`BF16_PROMPT_TOKENS`.
 """
 
