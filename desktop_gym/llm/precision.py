@@ -2,8 +2,9 @@
 
 On a CPU without them (AVX2 only, as this project's 2-core machines) autocast emulates bf16 and is
 several times slower than float32: a long prefill and short decoding of SmolLM2-135M on one thread
-(``bench/bench_generation_precision.py``), and a training step (``bench/bench_train_precision.py``). Where the CPU has them, bf16 pays
-for long prompts' prefill and costs in short-prompt decoding, hence :data:`BF16_PROMPT_TOKENS`.
+(``bench/bench_generation_precision.py``), and a training step (``bench/bench_train_precision.py``).
+Where the CPU has them, bf16 pays for long prompts' prefill and costs in short-prompt decoding,
+hence :data:`BF16_PROMPT_TOKENS`.
 """
 
 from __future__ import annotations
