@@ -11,9 +11,11 @@ more desktops run.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ VARIANTS: dict[str, Variant] = {
     variant.name: variant
     for variant in (
         Variant("before-malloc-settings", glibc_malloc=True, xvfb_glibc_malloc=True),
+        Variant("guest-not-forked", env={"DESKTOP_GYM_FORK_GUEST": "0"}),  # each guest a process of its own
         Variant("xvfb-moving-mmap-threshold", xvfb_glibc_malloc=True),
         Variant("malloc-arena-1", env={"MALLOC_ARENA_MAX": "1"}),
         Variant("mmap-threshold-128k", env={"MALLOC_MMAP_THRESHOLD_": "131072"}),
@@ -183,6 +186,30 @@ def render(columns: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+def result_tables(columns: dict[str, dict[str, float]], targets: TargetTable) -> list[dict]:
+    """The run as result-file tables: PSS and USS per program per column, then the targets."""
+    names = {p for column in columns.values() for p in column}
+    by_size = sorted(names, key=lambda p: -max(column.get(p, 0.0) for column in columns.values()))
+    header = ["program", *columns]
+
+    def rows(uss: bool) -> list[list[str]]:
+        picked = [p for p in by_size if p.endswith(USS_SUFFIX) == uss and not p.startswith("gone")]
+        return [[p, *(f"{c.get(p, 0.0):.1f} MiB" for c in columns.values())] for p in picked]
+
+    total = ["total", *(f"{pss_total(c):.1f} MiB" for c in columns.values())]
+    target_rows = [
+        [t.name, "n/a" if t.now is None else f"{t.now:.1f} {t.unit}", f"< {t.target:g} {t.unit}", t.note]
+        + ([] if t.ratio is None else [f"{t.ratio:.2f}"])
+        for t in targets.rows
+    ]
+    return [
+        {"caption": "PSS per program of one Calc desktop (mean over a column's desktops)", "columns": header,
+         "rows": [*rows(uss=False), total]},
+        {"caption": "USS per program", "columns": header, "rows": rows(uss=True)},
+        {"caption": "Targets", "columns": ["what", "measured", "target", "note", "ratio"], "rows": target_rows},
+    ]  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
@@ -197,6 +224,7 @@ def main() -> None:
         help="measure a launch option beside today's (two desktops at once; repeatable)",
     )
     parser.add_argument("--repeat", type=int, default=1, help=f"pairs measured per --compare (max {MAX_REPEAT})")
+    parser.add_argument("--json", type=Path, help="also write a result file (bench/results/log format)")
     args = parser.parse_args()
     if not 1 <= args.repeat <= MAX_REPEAT:
         parser.error(f"--repeat must be 1..{MAX_REPEAT}, got {args.repeat}")
@@ -213,10 +241,10 @@ def main() -> None:
                 print(f"\n{name}: {VARIANTS[name]}")
                 print(render(compare(VARIANTS[name], args.resets, Path(root), args.repeat)), flush=True)
         return
-    before = VARIANTS["before-malloc-settings"]
+    before = VARIANTS["guest-not-forked"]
     columns: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as root:
-        for count in (1, args.desktops):  # today's launch, then the launch before, one right after the other
+        for count in (1, args.desktops):  # today's launch, then guests of their own, one right after the other
             label = "alone" if count == 1 else f"{count} at once"
             columns[label] = mean_breakdown(measure([None] * count, args.resets, Path(root)))
             columns[f"{label}, before"] = mean_breakdown(measure([before] * count, args.resets, Path(root)))
@@ -224,11 +252,21 @@ def main() -> None:
     targets = TargetTable()
     for label, target in (("alone", 200), (f"{args.desktops} at once", 150)):
         now, old = pss_total(columns[label]), pss_total(columns[f"{label}, before"])
-        targets.add(
-            f"PSS of one desktop with Calc, {label}", now, target, "MiB", f"before (glibc malloc) {old:.0f} MiB"
-        )
-    print("\nissue 16 memory targets")
+        targets.add(f"PSS of one desktop with Calc, {label}", now, target, "MiB", f"guest not forked {old:.0f} MiB")
+    print("\nmemory targets (issues 16, 31)")
     print(targets.render())
+    if args.json is not None:
+        record = {
+            "title": "Where a desktop's memory goes, guests forked from a zygote against guests of their own",
+            "benchmark": "bench/bench_memory.py",
+            "command": f".venv/bin/python bench/bench_memory.py --desktops {args.desktops} --resets {args.resets}",
+            "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": f"{os.cpu_count()} cores",
+            "load": f"load average {load} at the start, {os.getloadavg()[0]:.1f} at the end",
+            "notes": [],
+            "tables": result_tables(columns, targets),
+        }
+        args.json.write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -86,6 +86,7 @@ INTERNAL_EXCEPTIONS = {
     "desktop_gym/apps/chrome/sites/server.py": {"_Reject"},  # a refused request, answered by the site server
     "api_generators/sandbox_runner.py": {"TestTimedOut", "SandboxViolation"},  # inside the sandbox process
     "desktop_gym/guest/a11y_wire.py": {"PeerError"},  # a failed call on an app's socket: the walk skips the node
+    "desktop_gym/guest/zygote.py": {"ZygoteError"},  # inside the zygote process: the host gets a BackendError
     # App channels: each tool class turns them into ApiCallError (readiness retries on them).
     "desktop_gym/apps/gimp/scriptfu.py": {"ScriptFuError"},
     "desktop_gym/apps/gimp/sexp.py": {"SexpError"},

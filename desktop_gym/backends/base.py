@@ -11,6 +11,10 @@ from typing import Any
 from ..errors import BackendError, GuestNeverAnsweredError, GuestUnavailableError
 from ..polling import poll_until
 
+#: Connection attempts while a guest starts: 20 ms apart at first, at most 250 ms (not gRPC's ~1 s
+#: after a first attempt made before the guest's socket existed; ``bench/bench_guest_fork.py``).
+READINESS_BACKOFF_MS = (20, 250)
+
 __all__ = ["Backend", "BackendError", "DesktopHandle"]
 
 
@@ -177,7 +181,7 @@ class Backend(ABC):
         """
         from ..guest.client import GuestClient
 
-        client = GuestClient(address, token=token, timeout=2 * ping_timeout)
+        client = GuestClient(address, token=token, timeout=2 * ping_timeout, reconnect_backoff_ms=READINESS_BACKOFF_MS)
 
         def answered() -> bool:
             try:

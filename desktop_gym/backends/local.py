@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 
 from ..polling import poll_until
+from . import guest_fork
 from . import reaper as session_reaper
 from . import session_user as session_users
 from .base import Backend, BackendError, DesktopHandle
@@ -102,6 +103,10 @@ class LocalBackend(Backend):
         reuse_office: At reset, keep the episode's LibreOffice if the guest proves it clean (no
             documents, dialogs, changed settings or layout, clipboard) and load the next task's file
             of the same app into it; anything else gets a fresh office (see ``guest.apps.office_reuse``).
+        fork_guest: Fork the guest agent from a process that has imported it once (one per host
+            process, see :mod:`.guest_fork`), so desktops share its ~50 MiB of imports; ``False`` starts
+            each guest as a process of its own. ``None`` = fork unless ``DESKTOP_GYM_FORK_GUEST=0`` when
+            the session starts.
     """
 
     name = "local"
@@ -116,6 +121,7 @@ class LocalBackend(Backend):
         warm_spare: bool = False,
         session_user: bool | None = None,
         reuse_office: bool = REUSE_OFFICE_DEFAULT,
+        fork_guest: bool | None = None,
     ) -> None:
         if session_user and not session_users.can_isolate():
             raise BackendError("session_user=True needs root and useradd (run as root, or pass session_user=None)")
@@ -131,13 +137,14 @@ class LocalBackend(Backend):
         self.user: session_users.SessionUser | None = None  # the claimed session user, while running
         self.warm_spare = warm_spare
         self.reuse_office = reuse_office
+        self.fork_guest = fork_guest
         self.width = width
         self.height = height
         self.startup_timeout = startup_timeout
         self.python = python
         self.guest_python = python  # the interpreter the guest runs (set at start; see session_python)
         self._requested_workdir = Path(workdir) if workdir is not None else None
-        self._procs: dict[str, subprocess.Popen] = {}
+        self._procs: dict[str, subprocess.Popen | guest_fork.ForkedProcess] = {}
         self._dbus_stdout: int | None = None
         self._reaper: subprocess.Popen | None = None
         self._reaper_fd: int | None = None  # write end of the reaper's pipe: only this process holds it
@@ -212,12 +219,8 @@ class LocalBackend(Backend):
         guest_python, packages = session_users.session_python(self.python) if self.user else (self.python, [])
         self.guest_python = guest_python  # what the session user can run (its children inherit the path)
         guest_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), *packages, env.get("PYTHONPATH")]))
-        self._spawn(
-            "guest",
+        self._spawn_guest(
             [
-                guest_python,
-                "-m",
-                "desktop_gym.guest",
                 "--socket",
                 str(socket_path),
                 "--home",
@@ -249,6 +252,17 @@ class LocalBackend(Backend):
             },
             alive_check=self.is_alive,
         )
+
+    def _spawn_guest(self, argv: list[str], env: dict[str, str], logs: Path) -> None:
+        """Start the guest agent: forked from this process's zygote, or as a process of its own."""
+        if not (guest_fork.fork_by_default() if self.fork_guest is None else self.fork_guest):
+            self._spawn("guest", [self.guest_python, "-m", "desktop_gym.guest", *argv], env, logs)
+            return
+        with open(logs / "guest.log", "ab") as log:
+            guest = guest_fork.spawn_guest(self.guest_python, argv, env, log.fileno())
+        self._procs["guest"] = guest
+        assert self.workdir is not None
+        session_reaper.write_forked_record(self.workdir, guest.pid)
 
     def _spawn(self, name: str, argv: list[str], env: dict[str, str], logs: Path, **kwargs) -> subprocess.Popen:
         with open(logs / f"{name}.log", "ab") as log:

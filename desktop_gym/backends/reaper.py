@@ -43,6 +43,7 @@ __all__ = ["descendant_pids", "kill_until_gone", "process_stats"]  # re-exported
 
 SESSION_ENV_MARKER = "DESKTOP_GYM_SESSION"
 OWNER_FILE = "owner.json"
+FORKED_FILE = "forked.json"  # the forked guest's pid: its environment shows no marker (backends/guest_fork.py)
 MAX_OWNER_FILE_BYTES = 4096
 REAPER_SESSION_VARIABLE = "DESKTOP_GYM_REAPER_SESSION"  # the id reaches the reaper here, not in argv
 WORKDIR_PREFIX = "desktop-gym-"
@@ -186,6 +187,44 @@ def read_trusted_owner(workdir: Path) -> dict | None:
     return owner if valid else None
 
 
+def write_forked_record(workdir: Path, pid: int) -> None:
+    """Record the session's forked guest (pid and start time), which the marker sweep cannot see."""
+    record = {"pid": pid, "start_time": start_time(pid)}
+    fd = os.open(workdir / FORKED_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(json.dumps(record))
+
+
+def kill_forked(workdir: Path) -> None:
+    """SIGKILL the forked guest recorded in ``workdir``, if that very process still runs.
+
+    The record counts only as a regular file this user owns and nobody else may write, naming a
+    process whose start time matches (a pid handed out again is left alone).
+    """
+    try:
+        fd = os.open(workdir / FORKED_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        info = os.fstat(fd)
+        trusted = stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+        raw = os.read(fd, MAX_OWNER_FILE_BYTES + 1) if trusted else b""
+    finally:
+        os.close(fd)
+    try:
+        record = json.loads(raw) if 0 < len(raw) <= MAX_OWNER_FILE_BYTES else None
+    except ValueError:
+        return
+    if not isinstance(record, dict) or not isinstance(record.get("pid"), int) or record["pid"] <= 0:
+        return
+    if record.get("start_time") is None or start_time(record["pid"]) != record["start_time"]:
+        return
+    try:
+        os.kill(record["pid"], signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def remove_x_display_files(display: str | None) -> None:
     """Remove a dead X server's socket and lock file (Xvfb leaves them when SIGKILLed)."""
     if not display or not display.startswith(":") or not display[1:].isdigit():
@@ -250,6 +289,7 @@ def reap(session_id: str, workdir: Path, display: str | None, remove_workdir: bo
 
     Pass ``uid`` only while holding the session user's claim: once released, another session may own it.
     """
+    kill_forked(workdir)
     kill_session(session_id)
     if uid is not None:
         kill_user(uid)  # also what dropped the marker (env -i setsid ...)

@@ -34,9 +34,18 @@ class GuestClient:
         address: gRPC target, e.g. ``"unix:///tmp/session/guest.sock"``.
         token: Session token, sent as ``x-desktop-gym-token`` metadata.
         timeout: Deadline in seconds for each call (calls with their own timeout get that plus a margin).
+        reconnect_backoff_ms: ``(first, most)`` milliseconds between connection attempts (gRPC's
+            default waits ~1 s after the first failed one: a guest whose socket appears a moment
+            after the first attempt would be seen ~1 s late).
     """
 
-    def __init__(self, address: str, token: str | None = None, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        address: str,
+        token: str | None = None,
+        timeout: float = 30.0,
+        reconnect_backoff_ms: tuple[int, int] | None = None,
+    ) -> None:
         self.address = address
         self.timeout = timeout
         self._metadata = ((TOKEN_METADATA_KEY, token),) if token else ()
@@ -45,6 +54,15 @@ class GuestClient:
             options=[
                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                *(
+                    [
+                        ("grpc.initial_reconnect_backoff_ms", reconnect_backoff_ms[0]),
+                        ("grpc.min_reconnect_backoff_ms", reconnect_backoff_ms[0]),
+                        ("grpc.max_reconnect_backoff_ms", reconnect_backoff_ms[1]),
+                    ]
+                    if reconnect_backoff_ms
+                    else []
+                ),
             ],
         )
         self._stub = pb_grpc.GuestStub(self._channel)

@@ -16,6 +16,7 @@ import pytest
 
 from desktop_gym.backends import reaper
 from desktop_gym.backends.local import LocalBackend, processes_with_marker
+from desktop_gym.guest.client import GuestClient
 
 OWNER_SCRIPT = textwrap.dedent(
     """
@@ -23,7 +24,8 @@ OWNER_SCRIPT = textwrap.dedent(
     from desktop_gym.backends.local import LocalBackend
     backend = LocalBackend()
     handle = backend.start()
-    print(json.dumps({"session": backend.session_id, "workdir": str(backend.workdir), "display": backend.display}))
+    print(json.dumps({"session": backend.session_id, "workdir": str(backend.workdir), "display": backend.display,
+                      "guest": handle.info["pids"]["guest"]}))
     sys.stdout.flush()
     time.sleep(600)
     """
@@ -45,6 +47,8 @@ def test_a_desktop_dies_with_its_sigkilled_owner(wait_until) -> None:
         owner.wait()
         owner.stdout.close()
     wait_until(lambda: not processes_with_marker(session["session"]), 20, "the session's processes to die")
+    # The guest too: forked from a zygote, it carries no marker, and the reaper kills it by its record.
+    wait_until(lambda: reaper.start_time(session["guest"]) is None, 10, "the guest to die")
     wait_until(lambda: not Path(session["workdir"]).exists(), 10, "the workdir to be removed")
     number = session["display"][1:]
     wait_until(lambda: not Path(f"/tmp/.X11-unix/X{number}").exists(), 10, "the X socket to be removed")
@@ -58,9 +62,15 @@ def backend():
     local.close()
 
 
+def _guest_environ(handle) -> dict[str, str]:
+    """The guest's environment, as the processes it starts get it (a forked guest's /proc shows its zygote's)."""
+    with GuestClient(handle.address, token=handle.token) as client:
+        lines = client.exec(["env", "-0"]).stdout.split("\0")
+    return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
 def test_tmpdir_and_the_dbus_socket_are_inside_the_workdir(backend: LocalBackend) -> None:
-    guest_pid = backend.start().info["pids"]["guest"]
-    environ = _environ(guest_pid)
+    environ = _guest_environ(backend.start())
     assert Path(environ["TMPDIR"]).parent == backend.workdir
     address = environ["DBUS_SESSION_BUS_ADDRESS"]
     assert address.startswith(f"unix:path={backend.workdir}/"), address
@@ -191,8 +201,7 @@ def test_only_holders_of_the_session_cookie_reach_the_display(backend: LocalBack
         from Xlib import display as xdisplay
 
         xdisplay.Display(backend.display)  # a local user without the cookie (was: full access)
-    guest_environ = _environ(info["pids"]["guest"])
-    assert guest_environ["XAUTHORITY"] == info["xauthority"]
+    assert _guest_environ(backend.start())["XAUTHORITY"] == info["xauthority"]
 
 
 def test_a_process_caught_inside_exec_is_never_taken_for_one_without_the_marker() -> None:
