@@ -99,7 +99,10 @@ def main() -> None:
                 f"The first forked start, which started the zygote (not in the rows): {first * 1000:.0f} ms.",
             ],
             "tables": [
-                {"columns": ["what", "forked p50 (min-max)", "own process p50 (min-max)", "forked/own"], "rows": rows}
+                {
+                    "columns": ["what", *(f"{arm} p50 (min-max)" for arm in ARMS), "forked/own", "own/gRPC backoff"],
+                    "rows": rows,
+                }
             ],  # fmt: skip
         }
         args.json.write_text(json.dumps(record, indent=1) + "\n")
