@@ -20,6 +20,10 @@ import numpy as np
 SHM_DIR = Path("/dev/shm")
 
 
+#: What a guest's command line runs: the guest, or the zygote it was forked from (backends/guest_fork.py).
+GUEST_MODULES = frozenset({b"desktop_gym.guest", b"desktop_gym.guest.zygote"})
+
+
 class SharedFrame:
     """A ``height x width x 3`` uint8 array backed by a memory-mapped file.
 
@@ -64,7 +68,7 @@ class SharedFrame:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             return  # not a process of this machine's namespace: the guest falls back to bytes
-        if b"desktop_gym.guest" not in command:
+        if not GUEST_MODULES & set(command):  # a forked guest shows its zygote's command line
             return
         uids = next((line.split()[1:] for line in status.splitlines() if line.startswith("Uid:")), [])
         if len(uids) >= 2 and int(uids[1]) != 0:
