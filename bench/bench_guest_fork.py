@@ -12,11 +12,12 @@ first forked start before the rounds (printed apart).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
 from pathlib import Path
+
+from result_file import write_result_file
 
 from desktop_gym.backends import base
 from desktop_gym.backends.local import LocalBackend
@@ -83,14 +84,14 @@ def main() -> None:
         print("  " + " | ".join([f"{row[0]:<8}", *row[1:]]))
     print(f"  the first forked start, which started the zygote: {first * 1000:.0f} ms")
     if args.json is not None:
-        record = {
-            "title": "A local session's start: guest forked from the zygote against a guest of its own",
-            "benchmark": "bench/bench_guest_fork.py",
-            "command": f".venv/bin/python bench/bench_guest_fork.py --rounds {args.rounds}",
-            "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{os.cpu_count()} cores",
-            "load": load,
-            "notes": [
+        columns = ["what", *(f"{arm} p50 (min-max)" for arm in ARMS), "forked/own", "own/gRPC backoff"]
+        write_result_file(
+            args.json,
+            __file__,
+            "A local session's start: guest forked from the zygote against a guest of its own",
+            f".venv/bin/python bench/bench_guest_fork.py --rounds {args.rounds}",
+            load,
+            [
                 f"{args.rounds} rounds per arm, the arms rotating which goes first; p50 (min-max).",
                 "gRPC backoff: the readiness client on gRPC's default reconnect backoff (~1 s after a first "
                 "attempt made before the guest's socket existed), as before this change.",
@@ -98,14 +99,8 @@ def main() -> None:
                 "the guest answers. guest: from asking for the guest to its first answer.",
                 f"The first forked start, which started the zygote (not in the rows): {first * 1000:.0f} ms.",
             ],
-            "tables": [
-                {
-                    "columns": ["what", *(f"{arm} p50 (min-max)" for arm in ARMS), "forked/own", "own/gRPC backoff"],
-                    "rows": rows,
-                }
-            ],  # fmt: skip
-        }
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+            [{"columns": columns, "rows": rows}],
+        )
 
 
 if __name__ == "__main__":

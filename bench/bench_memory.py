@@ -11,11 +11,9 @@ more desktops run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memory import USS_FIELDS, pss_by_program  # noqa: E402
+from result_file import write_result_file  # noqa: E402
 from targets import TargetTable  # noqa: E402
 
 from desktop_gym import DesktopEnv  # noqa: E402
@@ -256,17 +255,15 @@ def main() -> None:
     print("\nmemory targets (issues 16, 31)")
     print(targets.render())
     if args.json is not None:
-        record = {
-            "title": "Where a desktop's memory goes, guests forked from a zygote against guests of their own",
-            "benchmark": "bench/bench_memory.py",
-            "command": f".venv/bin/python bench/bench_memory.py --desktops {args.desktops} --resets {args.resets}",
-            "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{os.cpu_count()} cores",
-            "load": f"load average {load} at the start, {os.getloadavg()[0]:.1f} at the end",
-            "notes": [],
-            "tables": result_tables(columns, targets),
-        }
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+        write_result_file(
+            args.json,
+            __file__,
+            "Where a desktop's memory goes, guests forked from a zygote against guests of their own",
+            f".venv/bin/python bench/bench_memory.py --desktops {args.desktops} --resets {args.resets}",
+            f"load average {load} at the start, {os.getloadavg()[0]:.1f} at the end",
+            [],
+            result_tables(columns, targets),
+        )
 
 
 if __name__ == "__main__":
