@@ -19,10 +19,10 @@ Protocol, over the ``SOCK_SEQPACKET`` socket ``--fd`` (one message each way per 
 
 Only imports happen before a fork: nothing that opens a descriptor, starts a thread or reads the
 session's environment (pyatspi's import creates GLib's wakeup eventfd, which forked guests would
-share, so it waits for the guest; so does ``uno``, whose import starts a UNO runtime). The zygote
-checks that it holds no descriptor but its own before serving, and refuses to start otherwise.
-The zygote exits when the host closes its end; its guests live on (the host's reaper kills them
-with their session).
+share, so it waits for the guest; so does ``uno``, whose import opens LibreOffice's type libraries,
+whose file offsets forked guests would share). The zygote checks that it holds no descriptor but its
+own before serving, and refuses to start otherwise. The zygote exits when the host closes its end;
+its guests live on (the host's reaper kills them with their session).
 """
 
 from __future__ import annotations
