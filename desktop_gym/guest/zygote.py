@@ -238,6 +238,7 @@ class Zygote:
         try:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # the zygote ignores it; an ignored signal outlives exec
             for channel in self.channels.values():
                 channel.close()
             self.control.close()
