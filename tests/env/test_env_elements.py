@@ -51,14 +51,12 @@ def calc(desktop, _session_guest) -> Iterator[DesktopEnv]:
 def test_typing_into_an_element_does_what_typing_at_its_centre_does(calc: DesktopEnv) -> None:
     observation, _ = calc.reset(seed=0)
     name_box = _element(observation, role="text", text="A1")  # the Name Box shows the cursor's cell
-    # The jump and the formula are separate steps: keys sent right after the Name Box's Enter, in the
-    # same step, can reach the grid before Calc has moved the cursor (seen twice under load: D2 stayed empty).
-    observation = _step(calc, f"type(element={name_box['id']}, text='D2', overwrite=True, enter=True)")
+    observation = _step(
+        calc, f"type(element={name_box['id']}, text='D2', overwrite=True, enter=True)\ntype(text='=B2+C2', enter=True)"
+    )
     assert not observation["last_action_error"]
-    _step(calc, "type(text='=B2+C2', enter=True)")
     x, y = _centre(name_box)
-    _step(calc, f"type(coordinates=[{x}, {y}], text='D3', overwrite=True, enter=True)")
-    _step(calc, "type(text='=B3+C3', enter=True)")
+    _step(calc, f"type(coordinates=[{x}, {y}], text='D3', overwrite=True, enter=True)\ntype(text='=B3+C3', enter=True)")
     for cell, formula in (("D2", "=B2+C2"), ("D3", "=B3+C3")):
         observation = _step(calc, f"CalcTools.get_cell_formula(cell={cell!r})")
         assert observation["last_action_result"] == formula, (cell, observation["last_action_error"])

@@ -369,11 +369,13 @@ class AppLauncher:
             raise AppLaunchError(f"cannot connect to {launched.app}: UNO bridge is missing ({exc})") from exc
         launched.uno = uno_bridge.wait_for_uno(launched.pipe_name, max(0.1, deadline - time.monotonic()))
 
-    def wait_idle(self, timeout: float = 10.0) -> None:
+    def wait_idle(self, timeout: float = 10.0, work_off_events: bool = False) -> None:
         """Return once each live LibreOffice app's main thread is free.
 
         A UNO call on the document model takes LibreOffice's global (solar) mutex, which the main
         thread holds while it handles an event such as ctrl+s; so the call returns only after that.
+        With ``work_off_events`` the main thread also handles every event pending for it, including
+        those it posts while doing so (:func:`~.readiness.office_idle`).
 
         Raises:
             TimeoutError: an app stayed busy for ``timeout`` (it is probably hung).
@@ -384,12 +386,19 @@ class AppLauncher:
             connected = [launched for launched in self._apps if launched.uno is not None and launched.alive]
         for launched in connected:
             connection = launched.uno
+            what = f"{launched.app} pending events" if work_off_events else f"{launched.app} idle check"
             try:
-                connection.call(_touch_model, connection, timeout=timeout, what=f"{launched.app} idle check")
+                if work_off_events:
+                    wait = timeout + 1.0  # office_idle gives up at ``timeout`` itself
+                    handled = connection.call(readiness.office_idle, connection, timeout, timeout=wait, what=what)
+                else:
+                    handled = connection.call(_touch_model, connection, timeout=timeout, what=what)
             except uno_bridge.UnoTimeoutError as exc:
                 raise TimeoutError(f"{launched.app} stayed busy for {timeout:.1f}s (hung?)") from exc
             except Exception:  # noqa: BLE001 - the app died meanwhile; crash detection reports that, not us
                 continue
+            if handled is False:  # office_idle: the main thread did not get to the callback in time
+                raise TimeoutError(f"{launched.app} did not work off its pending events in {timeout:.1f}s (hung?)")
 
     def wait_presented(self, timeout: float = 5.0, before_flush: Callable[[], None] | None = None) -> bool:
         """After an action: each live office paints what it has pending, and its window shows it.
