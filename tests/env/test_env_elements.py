@@ -51,12 +51,15 @@ def calc(desktop, _session_guest) -> Iterator[DesktopEnv]:
 def test_typing_into_an_element_does_what_typing_at_its_centre_does(calc: DesktopEnv) -> None:
     observation, _ = calc.reset(seed=0)
     name_box = _element(observation, role="text", text="A1")  # the Name Box shows the cursor's cell
-    observation = _step(
-        calc, f"type(element={name_box['id']}, text='D2', overwrite=True, enter=True)\ntype(text='=B2+C2', enter=True)"
-    )
+    # The jump and the formula are separate steps: chained in one step, D2 stayed empty in two runs under
+    # load before the guest waited for Calc's pending events after input, and once after (not reproduced
+    # in 20 runs under load 8-16; tests/env/test_chained_input.py covers chained hotkey jumps).
+    observation = _step(calc, f"type(element={name_box['id']}, text='D2', overwrite=True, enter=True)")
     assert not observation["last_action_error"]
+    _step(calc, "type(text='=B2+C2', enter=True)")
     x, y = _centre(name_box)
-    _step(calc, f"type(coordinates=[{x}, {y}], text='D3', overwrite=True, enter=True)\ntype(text='=B3+C3', enter=True)")
+    _step(calc, f"type(coordinates=[{x}, {y}], text='D3', overwrite=True, enter=True)")
+    _step(calc, "type(text='=B3+C3', enter=True)")
     for cell, formula in (("D2", "=B2+C2"), ("D3", "=B3+C3")):
         observation = _step(calc, f"CalcTools.get_cell_formula(cell={cell!r})")
         assert observation["last_action_result"] == formula, (cell, observation["last_action_error"])
