@@ -15,7 +15,7 @@ from desktop_gym.testing import cpu_load
 
 from ..support.shared_env import env_on_session_desktop
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.stage_load]  # it runs under cpu_load
 PARTS = ("last_action_result", "last_action_error")
 CHAINS = 12
 
