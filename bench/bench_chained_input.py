@@ -18,20 +18,16 @@ the desktops.
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
-import time
-from pathlib import Path
 
-from result_file import write_result_file
+from result_file import spread, write_result_file
+from side_by_side import desktops_per_run, median_step_seconds, print_table, run_arguments, with_peak_load
 
 from desktop_gym import DesktopEnv
 from desktop_gym.guest.server import INPUT_WAIT_VARIABLE
 from desktop_gym.testing import cpu_load
 
 MODES = ("events", "mutex")
-MAX_RUNS = 20
 MAX_CHAINS = 60
 TIMED_STEPS = 10
 
@@ -68,71 +64,44 @@ def wrong_cells(envs: dict[str, DesktopEnv], chains: int) -> dict[str, int]:
     return wrong
 
 
-def step_seconds(envs: dict[str, DesktopEnv], action: str) -> dict[str, float]:
-    """Per mode, the median seconds of ``TIMED_STEPS`` steps of ``action``, the desktops alternating."""
-    times: dict[str, list[float]] = {mode: [] for mode in envs}
-    for index in range(TIMED_STEPS):
-        for mode, env in envs.items():
-            began = time.perf_counter()
-            env.step(action.format(row=index + 40))
-            times[mode].append(time.perf_counter() - began)
-    return {mode: statistics.median(values) for mode, values in times.items()}
-
-
-def _spread(values: list[float], unit: float = 1.0, digits: int = 0) -> str:
-    shown = [value * unit for value in values]
-    return f"{statistics.median(shown):.{digits}f} ({min(shown):.{digits}f}-{max(shown):.{digits}f})"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--chains", type=int, default=20)
-    parser.add_argument("--json", type=Path, help="write a result file (bench/results/log format)")
-    args = parser.parse_args()
-    runs, chains = min(max(1, args.runs), MAX_RUNS), min(max(1, args.chains), MAX_CHAINS)
+    runs, chains, json_path = run_arguments(__doc__, "chains", 20, MAX_CHAINS)
     results: dict[str, dict[str, list[float]]] = {mode: {"wrong": [], "key": [], "chained": []} for mode in MODES}
     loads: list[float] = []
-    for run in range(runs):
-        envs = {mode: make_env(mode) for mode in (MODES if run % 2 == 0 else MODES[::-1])}
-        try:
-            began = os.getloadavg()[0]
-            for mode, count in wrong_cells(envs, chains).items():
-                results[mode]["wrong"].append(count)
-            loads.append(max(began, os.getloadavg()[0]))
-            for kind, action in (("key", "press(key='Right')"), ("chained", chain("G{row}", 1))):
-                for mode, seconds in step_seconds(envs, action).items():
-                    results[mode][kind].append(seconds)
-        finally:
-            for env in envs.values():
-                env.close()
+    for run, envs in desktops_per_run(runs, MODES, make_env):
+        counts, load = with_peak_load(lambda envs=envs: wrong_cells(envs, chains))
+        loads.append(load)
+        for mode, count in counts.items():
+            results[mode]["wrong"].append(count)
+        for kind, action in (("key", "press(key='Right')"), ("chained", chain("G{row}", 1))):
+            step = action.format
+            for mode, seconds in median_step_seconds(envs, lambda i, step=step: step(row=i + 40), TIMED_STEPS).items():
+                results[mode][kind].append(seconds)
         print(f"run {run + 1}/{runs}: " + ", ".join(f"{m} wrong {results[m]['wrong'][-1]}/{chains}" for m in MODES))
     rows = []
     for mode in MODES:
         got = results[mode]
         rows.append([
             mode,
-            f"{_spread(got['wrong'])} of {chains}",
-            _spread(got["key"], 1000) + " ms",
-            _spread(got["chained"], 1000) + " ms",
+            f"{spread(got['wrong'])} of {chains}",
+            spread(got["key"], 1000) + " ms",
+            spread(got["chained"], 1000) + " ms",
         ])  # fmt: skip
     ratio = [e / m for e, m in zip(results["events"]["chained"], results["mutex"]["chained"], strict=True)]
     key_ratio = [e / m for e, m in zip(results["events"]["key"], results["mutex"]["key"], strict=True)]
     header = ["after input, the guest waits for", "wrong cells under load", "key step (idle)", "chained step (idle)"]
-    print(" | ".join(header))
-    for row in rows:
-        print(" | ".join(row))
-    print(f"events/mutex step time: key {_spread(key_ratio, digits=2)}, chained {_spread(ratio, digits=2)}")
-    if args.json:
+    print_table(header, rows)
+    print(f"events/mutex step time: key {spread(key_ratio, digits=2)}, chained {spread(ratio, digits=2)}")
+    if json_path:
         notes = [
             f"{runs} runs; each: {chains} chained steps per desktop under cpu_load (1-minute load "
             f"{min(loads):.1f}-{max(loads):.1f}), then {TIMED_STEPS} timed steps of each kind per desktop on the "
             "idle machine.",
-            f"events/mutex step time, median (range) of the runs: key {_spread(key_ratio, digits=2)}, "
-            f"chained {_spread(ratio, digits=2)}.",
+            f"events/mutex step time, median (range) of the runs: key {spread(key_ratio, digits=2)}, "
+            f"chained {spread(ratio, digits=2)}.",
         ]
         table = {"columns": header, "rows": rows}
-        write_result_file(args.json, __file__, "Chained input in one step: keys that reach the wrong focus",
+        write_result_file(json_path, __file__, "Chained input in one step: keys that reach the wrong focus",
                           f"bench/bench_chained_input.py --runs {runs} --chains {chains}",
                           f"cpu_load: 4 busy processes per core; load {min(loads):.1f}-{max(loads):.1f}", notes,
                           [table])  # fmt: skip

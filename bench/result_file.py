@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -22,3 +23,9 @@ def write_result_file(path: Path, benchmark: str, title: str, command: str, load
         "tables": tables,
     }
     path.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def spread(values: list[float], unit: float = 1.0, digits: int = 0) -> str:
+    """``median (min-max)`` of ``values`` times ``unit``, with ``digits`` decimals."""
+    shown = [value * unit for value in values]
+    return f"{statistics.median(shown):.{digits}f} ({min(shown):.{digits}f}-{max(shown):.{digits}f})"

@@ -16,10 +16,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from ..polling import poll_until
-from .devtools import DevTools, DevToolsError
+from .devtools import DevTools, DevToolsError, connect
 
 #: Flags that keep a test desktop's Chromium quiet: no prompts, no background traffic, no sandbox
 #: (the desktop itself is the sandbox: session users, containers or VMs). Chromium and VS Code's window use them.
@@ -42,6 +43,14 @@ CHROMIUM_QUIET_FLAGS = (
 
 #: Seconds a page load may take before a navigation gives up waiting (the page stays as it is).
 LOAD_TIMEOUT_S = 15.0
+
+#: Resolves true once the page has run two animation frames: the input it had queued was handled (input
+#: runs before a frame's callbacks) and the frame after it was produced. False after the given
+#: milliseconds (a hidden page runs no frames).
+TWO_FRAMES_SCRIPT = (
+    "ms => Promise.race([new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true)))),"
+    " new Promise(done => setTimeout(() => done(false), ms))])"
+)
 
 _seen_lock = threading.Lock()
 _first_seen: dict[str, int] = {}
@@ -189,3 +198,21 @@ class Browser:
         deadline = time.monotonic() + timeout
         with self.webui_tab(url, ready, timeout) as target:
             return self.call(function, *args, target_id=target, timeout=max(1.0, deadline - time.monotonic()))
+
+
+def wait_two_frames(profile: Path, timeout: float) -> bool:
+    """Wait until the page in front of the Chromium running on ``profile`` has run two animation frames.
+
+    A key or click sent through X reaches the page asynchronously (browser process, then renderer), and
+    a still screen right after it can be a page that has not handled it yet: a VS Code step showed no
+    new editor after ``ctrl+N``. Returns whether the frames ran within ``timeout``.
+
+    Raises:
+        DevToolsError: the browser does not answer.
+    """
+    deadline = time.monotonic() + timeout
+    with connect(profile, timeout=timeout) as devtools:
+        browser = Browser(devtools)
+        page = browser.active_page()
+        remaining_ms = max(1, int((deadline - time.monotonic()) * 1000))
+        return browser.call(TWO_FRAMES_SCRIPT, remaining_ms, target_id=page["targetId"], timeout=timeout) is True

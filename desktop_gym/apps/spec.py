@@ -53,6 +53,10 @@ class AppSpec:
         ready_hook: ``"package.module:function"`` the launcher calls once the window is up, as
             ``function(home, launch_dir, deadline)``; it returns when the app is usable or raises
             ``TimeoutError`` (the browser's DevTools answers and its page finished loading); "" for none.
+        present_hook: ``"package.module:function"`` the guest calls in each settle after an action, as
+            ``function(home, launch_dir, timeout) -> bool``: it returns once the app has handled the input
+            it had queued and drawn the result (True), or at ``timeout`` (False). For apps whose input is
+            handled out of the X client's sight (Chromium hands it to a renderer process); "" for none.
     """
 
     key: str
@@ -73,6 +77,7 @@ class AppSpec:
     readiness: str = ""
     launch_hook: str = ""
     ready_hook: str = ""
+    present_hook: str = ""
 
     def __post_init__(self) -> None:
         if not self.key.isidentifier() or self.key != self.key.lower():

@@ -115,6 +115,7 @@ INPUT_IDLE_TIMEOUT = 10.0  # seconds an app may take to handle one input action
 #: to be worked off (the check before 2026-12-07; the baseline tests and benchmarks compare).
 INPUT_WAIT_VARIABLE = "DESKTOP_GYM_INPUT_WAIT"
 PRESENT_TIMEOUT = 5.0  # seconds an office's window may take to show the paint a settle asks for
+FRAMES_TIMEOUT = 2.0  # seconds a browser page may take to run the frames a settle waits for
 EMPTY_TREE_RETRY_S = 0.05  # pause before reading again a tree that came back empty while an office runs
 FIRST_PAINT_GRACE = 0.15  # seconds after input a settle waits for the first repaint (LibreOffice: 25-140 ms)
 
@@ -365,7 +366,9 @@ class GuestServicer(pb_grpc.GuestServicer):
             presented = self.launcher.wait_presented(timeout=max(timeout, PRESENT_TIMEOUT), before_flush=before_flush)
             if ahead is not None:
                 ahead.rebase()  # the repaint asked for above changed nothing
-            if busy or not presented:  # an app was busy (or showed no paint): what it draws now must land too
+            # A browser page handles input in a renderer of its own: it must have run its frames (and draws after).
+            framed = self.launcher.wait_frames(timeout=FRAMES_TIMEOUT)
+            if busy or not presented or framed:  # an app was busy (or showed no paint): what it draws now must land
                 settled = self.screen.wait_quiet(quiet, timeout, on_look=on_look)
         except BaseException:
             if ahead is not None:

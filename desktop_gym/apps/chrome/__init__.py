@@ -18,4 +18,5 @@ SPEC = command_app(
     file_types=(".html", ".htm", ".pdf", ".svg"),
     tools="ChromeTools",
     hooks="browser",
+    present_hook="desktop_gym.apps.chrome.launch:browser_presented",
 )

@@ -138,3 +138,10 @@ def wait_browser_ready(home: Path, launch_dir: Path, deadline: float) -> None:
         retry_on=(DevToolsError,),
         error=TimeoutError,
     )
+
+
+def browser_presented(home: Path, launch_dir: Path, timeout: float) -> bool:
+    """After an action: the tab in front has handled its queued input and drawn it (two animation frames)."""
+    from ..devtools_browser import wait_two_frames
+
+    return wait_two_frames(profile_dir(Path(home)), timeout)

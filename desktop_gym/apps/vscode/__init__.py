@@ -23,4 +23,5 @@ SPEC = command_app(
     file_types=(".py", ".js", ".ts", ".json", ".md", ".yaml", ".toml", ".sh"),
     tools="VSCodeTools",
     hooks="vscode",
+    present_hook="desktop_gym.apps.vscode.launch:vscode_presented",
 )

@@ -159,3 +159,11 @@ def wait_vscode_ready(home: Path, launch_dir: Path, deadline: float) -> None:
         retry_on=(DevToolsError, OSError, ValueError),
         error=TimeoutError,
     )
+
+
+def vscode_presented(home: Path, launch_dir: Path, timeout: float) -> bool:
+    """After an action: the workbench has handled its queued input and drawn it (two animation frames)."""
+    from ..devtools_browser import wait_two_frames
+    from .workbench import read_session
+
+    return wait_two_frames(Path(read_session(Path(home))["profile"]), timeout)

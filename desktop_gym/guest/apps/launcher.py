@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import shutil
 import threading
 import time
@@ -39,6 +40,8 @@ from .launch_phases import PhaseClock
 from .warm_spare import Spare, WarmOffice
 
 log = logging.getLogger(__name__)
+
+FRAMES_VARIABLE = "DESKTOP_GYM_BROWSER_FRAMES"  # "0": a settle does not wait for browser pages' frames
 #: Seconds an office may take to work off its pending events after input (``wait_idle``) before
 #: only a free main thread is required of it (CI once saw 10 s pass under load after typing a word).
 EVENTS_TIMEOUT = 3.0
@@ -427,6 +430,29 @@ class AppLauncher:
                 log.info("no paint proof from %s: %s", launched.app, error)
                 shown = False
         return shown
+
+    def wait_frames(self, timeout: float = 2.0) -> bool:
+        """After an action: each live app with a ``present_hook`` (Chromium's) has handled its queued input.
+
+        Returns:
+            Whether any app was waited on (what it draws next must land before the screen counts as
+            settled); always False with ``DESKTOP_GYM_READINESS=quiet`` or ``DESKTOP_GYM_BROWSER_FRAMES=0``.
+        """
+        if readiness.quiet_only() or os.environ.get(FRAMES_VARIABLE, "1") == "0":
+            return False
+        with self._lock:
+            hooked = [(launched, getattr(APP_SPECS.get(launched.app), "present_hook", "")) for launched in self._apps]
+        waited = False
+        for launched, hook in hooked:
+            if not hook or not launched.alive:
+                continue
+            waited = True
+            try:
+                if not _hook(hook)(self._home, launched.launch_dir, timeout):
+                    log.info("%s ran no frame within %.1fs", launched.app, timeout)
+            except Exception as error:  # noqa: BLE001 - a closed window or dead app: crash detection says so
+                log.info("no frame proof from %s: %s", launched.app, error)
+        return waited
 
     def get(self, app: str) -> LaunchedApp:
         """Return the most recently launched, still running instance of ``app``.
