@@ -541,7 +541,7 @@ def _linearize(
                 line += f" {{summary failed: {type(exc).__name__}}}"
         lines.append(line)
     if time.monotonic() > deadline:
-        lines.append(f"... truncated (timeout after {timeout:.1f} s)")
+        lines.append(f"... truncated (timeout after {timeout:.3g} s)")
     return "\n".join(lines)
 
 

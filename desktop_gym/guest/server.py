@@ -250,7 +250,7 @@ class GuestServicer(pb_grpc.GuestServicer):
             text = a11y.linearize_tree(
                 visible_only=request.visible_only,
                 max_nodes=request.max_nodes or None,
-                timeout=max(0.1, deadline - time.monotonic()),
+                timeout=max(min(0.1, timeout), deadline - time.monotonic()),  # a read again still gets a budget
                 grid_contents=uno_grid_contents(self._office_connections),
                 stop=stop,
             )
